@@ -1,0 +1,438 @@
+"""The protocols: what sglang's scheduler and base classes call on a worker.
+
+Every member below comes from a call site in sglang 0.5.23; its docstring names
+it and :data:`CALL_SITES` records it for ``spec-protocols explain``. Line
+numbers refer to the files of the sglang 0.5.23 wheel (``sglang/srt/...``).
+
+Two rules shape the signatures:
+
+* A parameter that every caller passes by keyword is keyword-only here. A
+  worker may still accept it positionally (a keyword-only protocol parameter
+  is satisfied by a positional-or-keyword one), but a worker may not rename it.
+* A parameter that every caller passes positionally is positional-only here
+  (the ``/``), so a worker may name it as it likes.
+
+Where the real workers legitimately differ, the difference is a separate,
+optional *capability* protocol (:class:`SupportsGrammarOverlap`,
+:class:`SupportsPipelineProxy`) rather than ``*args: Any, **kwargs: Any``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Final, TypeVar
+
+from typing_extensions import Protocol, runtime_checkable
+
+from spec_protocols._sglang_types import (
+    BaseTokenToKVPoolAllocator,
+    DraftParallelLayout,
+    GenerationBatchResult,
+    HiCacheDraftPlan,
+    LoadGroup,
+    MemoryPoolConfig,
+    ModelRunner,
+    PPProxyTensors,
+    ReqToTokenPool,
+    ScheduleBatch,
+    ServerArgs,
+    TpModelWorker,
+)
+
+__all__ = [
+    "CALL_SITES",
+    "DraftWorker",
+    "DraftWorkerFactory",
+    "SpecWorker",
+    "SupportsGrammarOverlap",
+    "SupportsPipelineProxy",
+]
+
+#: What the scheduler passes as ``on_publish``: a callback taking the new
+#: sequence-length tensor (``functools.partial(future_map.publish, indices)``,
+#: scheduler.py:4690). Its argument is a ``torch.Tensor``; it is spelled
+#: ``...`` because torch is not a dependency of the protocols.
+PublishCallback = Callable[..., object]
+
+#: What the scheduler passes as ``grammar_barrier`` (scheduler.py:4699):
+#: ``Scheduler._advance_pending_grammar``, a bound method the worker calls.
+GrammarBarrier = Callable[..., object]
+
+
+@runtime_checkable
+class DraftWorker(Protocol):
+    """A draft-model worker, as ``BaseSpecWorker`` drives it.
+
+    Both kinds of draft worker that sglang 0.5.23 uses satisfy it: the
+    ``EagleDraftWorkerBase`` subclasses (EAGLE, standalone, multi-layer EAGLE,
+    frozen-KV MTP) and a plain ``TpModelWorker`` (DFlash, DSpark, and any class
+    injected through ``build_draft_tp_worker(draft_worker_cls=...)``).
+
+    The members are exactly those that ``BaseSpecWorker``'s defaults call or
+    read on ``self.draft_worker`` for every algorithm
+    (``sglang/srt/speculative/base_spec_worker.py``). ``draft_runners`` is
+    deliberately absent: ``BaseSpecWorker.weight_update_runners`` reads it, but
+    ``TpModelWorker`` has no such member, so DFlash and DSpark override
+    ``weight_update_runners`` instead. Requiring it would reject a real draft
+    worker.
+    """
+
+    def alloc_memory_pool(
+        self,
+        *,
+        memory_pool_config: MemoryPoolConfig | None = ...,
+        req_to_token_pool: ReqToTokenPool | None = ...,
+        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = ...,
+    ) -> object:
+        """Allocate (or adopt) the draft's KV pools.
+
+        Called by ``BaseSpecWorker.alloc_memory_pool`` (base_spec_worker.py:363)
+        with all three keywords. Keyword-only because that is how it is called;
+        ``EagleDraftWorkerBase.alloc_memory_pool(**kwargs)`` and
+        ``TpModelWorker.alloc_memory_pool(memory_pool_config=None, ...)`` both
+        accept it.
+        """
+        ...
+
+    def init_attention_backends(self) -> object:
+        """Build the draft's attention backends.
+
+        Called with no arguments by ``BaseSpecWorker.init_attention_backends``
+        (base_spec_worker.py:373).
+        """
+        ...
+
+    def init_cuda_graphs(self) -> object:
+        """Capture the draft's CUDA graphs.
+
+        Called with no arguments by ``BaseSpecWorker.init_cuda_graphs``
+        (base_spec_worker.py:377). ``TpModelWorker`` takes an optional
+        ``capture_decode_cuda_graph``; that is compatible.
+        """
+        ...
+
+    @property
+    def graph_memory_usage(self) -> Mapping[str, float]:
+        """Graph-capture memory by phase, in GB.
+
+        Read by ``BaseSpecWorker.graph_memory_usage`` (base_spec_worker.py:217).
+        """
+        ...
+
+    @property
+    def graph_time_usage(self) -> Mapping[str, float]:
+        """Graph-capture time by phase, in seconds.
+
+        Read by ``BaseSpecWorker.graph_time_usage`` (base_spec_worker.py:228).
+        """
+        ...
+
+    @property
+    def weight_load_time(self) -> float:
+        """Seconds spent loading the draft's weights.
+
+        Read by ``BaseSpecWorker.weight_load_time`` (base_spec_worker.py:238).
+        """
+        ...
+
+    @property
+    def preloaded_weights_bytes(self) -> int:
+        """Bytes of draft weights loaded before the KV pools are sized.
+
+        Read by ``BaseSpecWorker.preloaded_weights_bytes`` (base_spec_worker.py:247).
+        """
+        ...
+
+
+_W_co = TypeVar("_W_co", bound=DraftWorker, covariant=True)
+
+
+class DraftWorkerFactory(Protocol[_W_co]):
+    """A class (or any callable) that ``build_draft_tp_worker`` can construct.
+
+    ``sglang.srt.speculative.draft_worker_common.build_draft_tp_worker`` calls
+    ``draft_worker_cls(...)`` with exactly these keywords
+    (draft_worker_common.py:92). sglang types the parameter
+    ``type[TpModelWorker]``, which accepts any subclass whatever its
+    ``__init__`` takes; this protocol makes checkers compare the constructor
+    itself. The type parameter is what the call builds, so a custom class's
+    type reaches the caller of :func:`spec_protocols.build_draft_tp_worker`.
+
+    All parameters are keyword-only because the call site passes them by
+    keyword. A class may accept more (with defaults), never fewer.
+    """
+
+    def __call__(
+        self,
+        *,
+        server_args: ServerArgs,
+        gpu_id: int,
+        nccl_port: int,
+        is_draft_worker: bool,
+        random_seed: int | None,
+        load_group: LoadGroup,
+        context_length: int | None,
+        draft_attention_backend: str | None,
+    ) -> _W_co: ...
+
+
+@runtime_checkable
+class SpecWorker(Protocol):
+    """A speculative-decoding worker, as sglang's scheduler drives it.
+
+    The scheduler builds one with ``SpeculativeAlgorithm.create_worker(...)``
+    and stores it as ``Scheduler.draft_worker`` (scheduler.py:1064); in spec
+    mode it is also ``Scheduler.model_worker`` (scheduler.py:1208). Every
+    member here is read or called there (or in the scheduler components), for
+    every algorithm. Algorithm-specific members (``set_dspark_forced_budget_frac``,
+    ``dump_info_records``, ``get_confidence_budget_prepare``) are not part of
+    it: the scheduler guards them by algorithm.
+
+    Subclass :class:`spec_protocols.SpecWorkerBase` (or sglang's
+    ``BaseSpecWorker``) to inherit defaults for everything but
+    :meth:`forward_batch_generation`.
+    """
+
+    @property
+    def target_worker(self) -> TpModelWorker:
+        """The target model's tensor-parallel worker.
+
+        Read by every ``BaseSpecWorker`` default that reaches the target
+        runner (base_spec_worker.py:178, 241, 255, 270).
+        """
+        ...
+
+    @property
+    def draft_worker(self) -> DraftWorker | None:
+        """The draft worker, or ``None`` when the algorithm has no draft model.
+
+        Read by ``BaseSpecWorker``'s lifecycle defaults (base_spec_worker.py:
+        363, 373, 377). NGRAM and Uno return ``None``.
+        """
+        ...
+
+    def alloc_memory_pool(
+        self,
+        *,
+        memory_pool_config: MemoryPoolConfig | None = ...,
+        req_to_token_pool: ReqToTokenPool | None = ...,
+        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = ...,
+    ) -> object:
+        """Allocate the draft's KV pools, sharing the target's token pools.
+
+        Called by ``Scheduler.init_memory_pools`` (scheduler.py:1106) with all
+        three keywords; keyword-only for that reason. NGRAM's
+        ``alloc_memory_pool(**kwargs)`` satisfies it.
+        """
+        ...
+
+    def init_hicache_draft_plan(self) -> object:
+        """Decide how the draft's KV is backed up by hierarchical caching.
+
+        Called by ``Scheduler.init_memory_pools`` right after
+        :meth:`alloc_memory_pool` (scheduler.py:1111).
+        """
+        ...
+
+    def init_attention_backends(self) -> object:
+        """Build attention backends. Called by ``Scheduler.init_all_attention_backends`` (scheduler.py:1117)."""
+        ...
+
+    def init_cuda_graphs(self) -> object:
+        """Capture CUDA graphs. Called by ``Scheduler.init_all_cuda_graphs`` (scheduler.py:1126)."""
+        ...
+
+    def clear_cache_pool(self) -> object:
+        """Reset draft-side caches on a cache flush.
+
+        Called by ``Scheduler.flush_cache`` (scheduler.py:5531).
+        """
+        ...
+
+    def forward_batch_generation(
+        self,
+        batch: ScheduleBatch,
+        /,
+        *,
+        on_publish: PublishCallback | None = ...,
+    ) -> GenerationBatchResult:
+        """Run one speculative step (draft, verify, draft-extend) on a batch.
+
+        Called by ``Scheduler.run_batch``: ``(batch, **fwd_kwargs)`` with
+        ``on_publish`` under overlap scheduling (scheduler.py:4704) and
+        ``(batch)`` otherwise (scheduler.py:4870). ``batch`` is always
+        positional, so it is positional-only here; ``on_publish`` is always a
+        keyword. The two keywords that only some workers take are capability
+        protocols: :class:`SupportsGrammarOverlap` and
+        :class:`SupportsPipelineProxy`.
+        """
+        ...
+
+    @property
+    def graph_memory_usage(self) -> Mapping[str, float]:
+        """Draft graph-capture memory by phase. Read at scheduler.py:1294."""
+        ...
+
+    @property
+    def graph_time_usage(self) -> Mapping[str, float]:
+        """Draft graph-capture time by phase. Read at scheduler.py:757."""
+        ...
+
+    @property
+    def weight_load_time(self) -> float:
+        """Seconds spent loading draft weights. Read at scheduler.py:749."""
+        ...
+
+    @property
+    def preloaded_weights_bytes(self) -> int:
+        """Draft weight bytes loaded before KV sizing. Read at scheduler.py:1088."""
+        ...
+
+    @property
+    def draft_parallel_layout(self) -> DraftParallelLayout | None:
+        """The draft's parallel layout, passed to the target's pool allocation.
+
+        Read at scheduler.py:1092. Read-only here: ``BaseSpecWorker`` declares
+        it as a class variable and ``EAGLEWorkerV2`` as a property; a read-only
+        protocol member accepts both.
+        """
+        ...
+
+    @property
+    def hicache_draft_plan(self) -> HiCacheDraftPlan:
+        """The plan made by :meth:`init_hicache_draft_plan`. Read at scheduler.py:594 and 1153."""
+        ...
+
+    @property
+    def draft_swa_window(self) -> int:
+        """Tokens back from the committed length that the draft reads in the
+        target's sliding-window pool. Read at scheduler.py:599."""
+        ...
+
+    @property
+    def primary_draft_kv_pool(self) -> object:
+        """The draft KV pool that disaggregation transfers, or ``None``.
+
+        Read at scheduler.py:1535; the scheduler only passes it on.
+        """
+        ...
+
+    @property
+    def last_shared_read_runner(self) -> ModelRunner:
+        """The runner whose read-done event the scheduler's WAR barrier waits on.
+
+        Read at scheduler.py:2017 (``Scheduler._apply_war_barrier``).
+        """
+        ...
+
+    def prewarm_sampling(self) -> object:
+        """Warm the sampler before serving. Called at scheduler.py:1171; the result is unused."""
+        ...
+
+    def weight_update_runners(self) -> Iterable[tuple[str, ModelRunner]]:
+        """``(role, runner)`` pairs that weight updates apply to.
+
+        Called by ``WeightUpdater._select_runners``
+        (scheduler_components/weight_updater.py:184), which does
+        ``runners += ...``, so any iterable of pairs works.
+        """
+        ...
+
+    def note_request_finished(self, *, rid: str, natural_stop: bool) -> object:
+        """Hook called when a request finishes.
+
+        Called by ``BatchResultProcessor`` with both keywords
+        (scheduler_components/batch_result_processor.py:1442); keyword-only for
+        that reason.
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsGrammarOverlap(Protocol):
+    """A worker that advances the grammar FSM inside verify.
+
+    The scheduler adds ``grammar_barrier=`` to the overlap call of
+    ``forward_batch_generation`` when the algorithm reports
+    ``supports_grammar_overlap()`` (scheduler.py:4698). NGRAM's worker does not
+    take it.
+    """
+
+    def forward_batch_generation(
+        self,
+        batch: ScheduleBatch,
+        /,
+        *,
+        on_publish: PublishCallback | None = ...,
+        grammar_barrier: GrammarBarrier | None = ...,
+    ) -> GenerationBatchResult:
+        """As :meth:`SpecWorker.forward_batch_generation`, plus ``grammar_barrier``."""
+        ...
+
+
+@runtime_checkable
+class SupportsPipelineProxy(Protocol):
+    """A worker that can run under pipeline parallelism.
+
+    The scheduler's pipeline-parallel and non-overlap paths call
+    ``forward_batch_generation(batch, pp_proxy_tensors=...)``
+    (scheduler.py:4816, 4829). Uno's and frozen-KV MTP's workers do not take
+    ``pp_proxy_tensors``; those paths would raise ``TypeError`` for them.
+    """
+
+    def forward_batch_generation(
+        self,
+        batch: ScheduleBatch,
+        /,
+        *,
+        on_publish: PublishCallback | None = ...,
+        pp_proxy_tensors: PPProxyTensors | None = ...,
+    ) -> GenerationBatchResult:
+        """As :meth:`SpecWorker.forward_batch_generation`, plus ``pp_proxy_tensors``."""
+        ...
+
+
+#: Where each protocol member is called, in the sglang 0.5.23 source.
+#: ``spec-protocols explain`` prints these; keep them in step with the docstrings.
+CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
+    "SpecWorker": {
+        "target_worker": "speculative/base_spec_worker.py:178,241,255,270 (BaseSpecWorker defaults)",
+        "draft_worker": "speculative/base_spec_worker.py:363,373,377 (BaseSpecWorker lifecycle)",
+        "alloc_memory_pool": "managers/scheduler.py:1106 (Scheduler.init_memory_pools)",
+        "init_hicache_draft_plan": "managers/scheduler.py:1111 (Scheduler.init_memory_pools)",
+        "init_attention_backends": "managers/scheduler.py:1117 (Scheduler.init_all_attention_backends)",
+        "init_cuda_graphs": "managers/scheduler.py:1126 (Scheduler.init_all_cuda_graphs)",
+        "clear_cache_pool": "managers/scheduler.py:5531 (Scheduler.flush_cache)",
+        "forward_batch_generation": "managers/scheduler.py:4704,4870 (Scheduler.run_batch)",
+        "graph_memory_usage": "managers/scheduler.py:1294",
+        "graph_time_usage": "managers/scheduler.py:757",
+        "weight_load_time": "managers/scheduler.py:749",
+        "preloaded_weights_bytes": "managers/scheduler.py:1088",
+        "draft_parallel_layout": "managers/scheduler.py:1092",
+        "hicache_draft_plan": "managers/scheduler.py:594,1153",
+        "draft_swa_window": "managers/scheduler.py:599",
+        "primary_draft_kv_pool": "managers/scheduler.py:1535",
+        "last_shared_read_runner": "managers/scheduler.py:2017 (Scheduler._apply_war_barrier)",
+        "prewarm_sampling": "managers/scheduler.py:1171",
+        "weight_update_runners": "managers/scheduler_components/weight_updater.py:184",
+        "note_request_finished": "managers/scheduler_components/batch_result_processor.py:1442",
+    },
+    "DraftWorker": {
+        "alloc_memory_pool": "speculative/base_spec_worker.py:363 (BaseSpecWorker.alloc_memory_pool)",
+        "init_attention_backends": "speculative/base_spec_worker.py:373",
+        "init_cuda_graphs": "speculative/base_spec_worker.py:377",
+        "graph_memory_usage": "speculative/base_spec_worker.py:217",
+        "graph_time_usage": "speculative/base_spec_worker.py:228",
+        "weight_load_time": "speculative/base_spec_worker.py:238",
+        "preloaded_weights_bytes": "speculative/base_spec_worker.py:247",
+    },
+    "DraftWorkerFactory": {
+        "__call__": "speculative/draft_worker_common.py:92 (build_draft_tp_worker)",
+    },
+    "SupportsGrammarOverlap": {
+        "forward_batch_generation": "managers/scheduler.py:4698-4704 (grammar_barrier=)",
+    },
+    "SupportsPipelineProxy": {
+        "forward_batch_generation": "managers/scheduler.py:4816,4829 (pp_proxy_tensors=)",
+    },
+}
