@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from typing_extensions import Protocol, runtime_checkable
 
@@ -39,6 +39,7 @@ from spec_protocols._sglang_types import (
     MemoryPoolConfig,
     ModelRunner,
     ReqToTokenPool,
+    SamplingPrewarmResult,
     ScheduleBatch,
     TpModelWorker,
 )
@@ -237,10 +238,9 @@ class SpecWorkerBase(abc.ABC):
         """The target's runner (as ``BaseSpecWorker``)."""
         return self.target_worker.model_runner
 
-    def prewarm_sampling(self) -> object:
+    def prewarm_sampling(self) -> SamplingPrewarmResult:
         """Warm the target's sampler (as ``BaseSpecWorker``)."""
-        runner: Any = self.target_worker.model_runner
-        return runner.prewarm_sampling()
+        return self.target_worker.model_runner.prewarm_sampling()
 
     def weight_update_runners(self) -> list[tuple[str, ModelRunner]]:
         """``[("draft", runner), ...]`` for the draft worker's runners; ``[]`` without a draft.

@@ -4,13 +4,16 @@ Every member below comes from a call site in sglang 0.5.23; its docstring names
 it and :data:`CALL_SITES` records it for ``spec-protocols explain``. Line
 numbers refer to the files of the sglang 0.5.23 wheel (``sglang/srt/...``).
 
-Two rules shape the signatures:
+Three rules shape the signatures:
 
 * A parameter that every caller passes by keyword is keyword-only here. A
   worker may still accept it positionally (a keyword-only protocol parameter
   is satisfied by a positional-or-keyword one), but a worker may not rename it.
 * A parameter that every caller passes positionally is positional-only here
   (the ``/``), so a worker may name it as it likes.
+* A method whose result no caller reads returns ``None``, not ``object``:
+  a coroutine is an ``object``, so ``-> object`` would let an ``async def``
+  implementation pass, and its body would never run.
 
 Where the real workers legitimately differ, the difference is a separate,
 optional *capability* protocol (:class:`SupportsGrammarOverlap`,
@@ -34,6 +37,7 @@ from spec_protocols._sglang_types import (
     ModelRunner,
     PPProxyTensors,
     ReqToTokenPool,
+    SamplingPrewarmResult,
     ScheduleBatch,
     ServerArgs,
     TpModelWorker,
@@ -83,7 +87,7 @@ class DraftWorker(Protocol):
         memory_pool_config: MemoryPoolConfig | None = ...,
         req_to_token_pool: ReqToTokenPool | None = ...,
         token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = ...,
-    ) -> object:
+    ) -> None:
         """Allocate (or adopt) the draft's KV pools.
 
         Called by ``BaseSpecWorker.alloc_memory_pool`` (base_spec_worker.py:363)
@@ -94,7 +98,7 @@ class DraftWorker(Protocol):
         """
         ...
 
-    def init_attention_backends(self) -> object:
+    def init_attention_backends(self) -> None:
         """Build the draft's attention backends.
 
         Called with no arguments by ``BaseSpecWorker.init_attention_backends``
@@ -102,7 +106,7 @@ class DraftWorker(Protocol):
         """
         ...
 
-    def init_cuda_graphs(self) -> object:
+    def init_cuda_graphs(self) -> None:
         """Capture the draft's CUDA graphs.
 
         Called with no arguments by ``BaseSpecWorker.init_cuda_graphs``
@@ -217,7 +221,7 @@ class SpecWorker(Protocol):
         memory_pool_config: MemoryPoolConfig | None = ...,
         req_to_token_pool: ReqToTokenPool | None = ...,
         token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = ...,
-    ) -> object:
+    ) -> None:
         """Allocate the draft's KV pools, sharing the target's token pools.
 
         Called by ``Scheduler.init_memory_pools`` (scheduler.py:1106) with all
@@ -226,7 +230,7 @@ class SpecWorker(Protocol):
         """
         ...
 
-    def init_hicache_draft_plan(self) -> object:
+    def init_hicache_draft_plan(self) -> None:
         """Decide how the draft's KV is backed up by hierarchical caching.
 
         Called by ``Scheduler.init_memory_pools`` right after
@@ -234,15 +238,15 @@ class SpecWorker(Protocol):
         """
         ...
 
-    def init_attention_backends(self) -> object:
+    def init_attention_backends(self) -> None:
         """Build attention backends. Called by ``Scheduler.init_all_attention_backends`` (scheduler.py:1117)."""
         ...
 
-    def init_cuda_graphs(self) -> object:
+    def init_cuda_graphs(self) -> None:
         """Capture CUDA graphs. Called by ``Scheduler.init_all_cuda_graphs`` (scheduler.py:1126)."""
         ...
 
-    def clear_cache_pool(self) -> object:
+    def clear_cache_pool(self) -> None:
         """Reset draft-side caches on a cache flush.
 
         Called by ``Scheduler.flush_cache`` (scheduler.py:5531).
@@ -310,7 +314,7 @@ class SpecWorker(Protocol):
         ...
 
     @property
-    def primary_draft_kv_pool(self) -> object:
+    def primary_draft_kv_pool(self) -> None:
         """The draft KV pool that disaggregation transfers, or ``None``.
 
         Read at scheduler.py:1535; the scheduler only passes it on.
@@ -325,7 +329,7 @@ class SpecWorker(Protocol):
         """
         ...
 
-    def prewarm_sampling(self) -> object:
+    def prewarm_sampling(self) -> SamplingPrewarmResult:
         """Warm the sampler before serving. Called at scheduler.py:1171; the result is unused."""
         ...
 
@@ -338,7 +342,7 @@ class SpecWorker(Protocol):
         """
         ...
 
-    def note_request_finished(self, *, rid: str, natural_stop: bool) -> object:
+    def note_request_finished(self, *, rid: str, natural_stop: bool) -> None:
         """Hook called when a request finishes.
 
         Called by ``BatchResultProcessor`` with both keywords

@@ -29,6 +29,7 @@ __all__ = [
     "ModelRunner",
     "PPProxyTensors",
     "ReqToTokenPool",
+    "SamplingPrewarmResult",
     "ScheduleBatch",
     "ServerArgs",
     "TpModelWorker",
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from sglang.srt.mem_cache.allocator import BaseTokenToKVPoolAllocator
     from sglang.srt.mem_cache.memory_pool import ReqToTokenPool
     from sglang.srt.model_executor.forward_batch_info import PPProxyTensors
-    from sglang.srt.model_executor.model_runner import ModelRunner
+    from sglang.srt.model_executor.model_runner import ModelRunner, SamplingPrewarmResult
     from sglang.srt.model_executor.pool_configurator import MemoryPoolConfig
     from sglang.srt.server_args import ServerArgs
     from sglang.srt.speculative.base_spec_worker import HiCacheDraftPlan
@@ -61,6 +62,7 @@ else:
     ModelRunner = Any
     PPProxyTensors = Any
     ReqToTokenPool = Any
+    SamplingPrewarmResult = Any
     ScheduleBatch = Any
     ServerArgs = Any
     TpModelWorker = Any
