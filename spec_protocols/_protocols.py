@@ -314,7 +314,7 @@ class SpecWorker(Protocol):
         ...
 
     @property
-    def primary_draft_kv_pool(self) -> None:
+    def primary_draft_kv_pool(self) -> object:
         """The draft KV pool that disaggregation transfers, or ``None``.
 
         Read at scheduler.py:1535; the scheduler only passes it on.
