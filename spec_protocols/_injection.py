@@ -1,0 +1,221 @@
+"""Draft-worker injection: a typed, validated ``build_draft_tp_worker``.
+
+sglang 0.5.23 lets a speculative worker build its draft model with a class of
+its choosing: ``build_draft_tp_worker(..., draft_worker_cls=...)``
+(``sglang/srt/speculative/draft_worker_common.py``). sglang types the
+parameter ``type[TpModelWorker]``, which accepts any subclass whatever its
+constructor takes, and returns a ``DraftWorkerBundle`` whose ``draft_worker``
+is a ``TpModelWorker``, so the injected class's own type is lost.
+
+This module fixes both ends:
+
+* :func:`build_draft_tp_worker` takes a :class:`DraftWorkerFactory` ``[W]``
+  (checked by the constructor, statically) and returns a
+  :class:`TypedDraftWorkerBundle` ``[W]``, so the caller gets ``W`` back;
+* :func:`validate_draft_worker_cls` checks the class at runtime, before any
+  GPU memory is allocated, and reports every problem at once.
+
+Nothing here imports sglang until :func:`build_draft_tp_worker` is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any, Final, TypeVar, cast, overload
+
+from typing_extensions import Protocol
+
+from spec_protocols._protocols import DraftWorker, DraftWorkerFactory
+from spec_protocols._sglang_types import LoadGroup, ModelConfig, ModelRunner, ServerArgs, TpModelWorker
+from spec_protocols._verify import describe_target, verify_conformance
+
+__all__ = [
+    "DRAFT_WORKER_CTOR_KEYWORDS",
+    "TypedDraftWorkerBundle",
+    "build_draft_tp_worker",
+    "validate_draft_worker_cls",
+]
+
+#: The keywords sglang's ``build_draft_tp_worker`` passes to
+#: ``draft_worker_cls(...)`` (draft_worker_common.py:92), in call order. An
+#: injected class's constructor must accept every one of them by name.
+DRAFT_WORKER_CTOR_KEYWORDS: Final[tuple[str, ...]] = (
+    "server_args",
+    "gpu_id",
+    "nccl_port",
+    "is_draft_worker",
+    "random_seed",
+    "load_group",
+    "context_length",
+    "draft_attention_backend",
+)
+
+# The module whose build_draft_tp_worker we delegate to; imported on first call.
+_SGLANG_MODULE: Final = "sglang.srt.speculative.draft_worker_common"
+
+_W_co = TypeVar("_W_co", covariant=True)
+_W = TypeVar("_W", bound=DraftWorker)
+_C = TypeVar("_C")
+
+
+class TypedDraftWorkerBundle(Protocol[_W_co]):
+    """A read-only, typed view of sglang's ``DraftWorkerBundle``.
+
+    sglang's bundle (a frozen ``msgspec.Struct``) declares ``draft_worker`` as
+    ``TpModelWorker``; this view carries the class that was actually injected,
+    so ``build_draft_tp_worker(draft_worker_cls=MyDraft, ...).draft_worker`` is
+    a ``MyDraft`` to a checker. The object at runtime is sglang's own bundle.
+    """
+
+    @property
+    def draft_worker(self) -> _W_co:
+        """The draft worker, an instance of the injected class."""
+        ...
+
+    @property
+    def draft_model_runner(self) -> ModelRunner:
+        """``draft_worker.model_runner``; sglang also stores it as ``draft_worker.draft_runner``."""
+        ...
+
+    # A torch.nn.Module at runtime; typed object because torch is not a
+    # dependency of this library and callers only pass it on.
+    @property
+    def draft_model(self) -> object:
+        """The draft model (``draft_model_runner.model``)."""
+        ...
+
+    @property
+    def resolved_attention_backend(self) -> str:
+        """The attention backend the draft worker was built with."""
+        ...
+
+
+def _signature_words(cls: type) -> str:
+    try:
+        return str(inspect.signature(cls))
+    except Exception:
+        return "(signature unreadable)"
+
+
+def validate_draft_worker_cls(cls: _C) -> _C:
+    """Check a class for ``build_draft_tp_worker(draft_worker_cls=...)``; return it unchanged.
+
+    Runs before anything is allocated, and raises ``TypeError`` listing every
+    problem at once:
+
+    * ``cls`` is not a class;
+    * it is abstract (the abstract methods are named);
+    * its constructor cannot accept one of :data:`DRAFT_WORKER_CTOR_KEYWORDS`
+      (each such keyword is named), or has a required parameter the call
+      would leave unfilled (each is named);
+    * its instances would not satisfy :class:`~spec_protocols.DraftWorker`,
+      which ``BaseSpecWorker`` relies on (each member problem is listed).
+
+    :func:`spec_protocols.build_draft_tp_worker` calls it; plugin authors can
+    call it at import time to fail early.
+    """
+    problems: list[str] = []
+    if not isinstance(cls, type):
+        problems.append(f"not a class: got {cls!r} (a {type(cls).__qualname__}); pass the class itself")
+    else:
+        if inspect.isabstract(cls):
+            abstract = sorted(str(name) for name in getattr(cls, "__abstractmethods__", ()))
+            problems.append(f"abstract class: it cannot be instantiated; implement {', '.join(abstract)}")
+        ctor = verify_conformance(cls, DraftWorkerFactory)
+        for problem in ctor.problems:
+            problems.append(f"constructor: {problem.message}")
+        if ctor.problems:
+            problems.append(f"(the constructor is {cls.__qualname__}{_signature_words(cls)})")
+        instances = verify_conformance(cls, DraftWorker)
+        for problem in instances.problems:
+            problems.append(f"instances would not satisfy DraftWorker: {problem}")
+    if problems:
+        name = describe_target(cls)
+        raise TypeError(
+            f"{name} cannot be used as draft_worker_cls ({len(problems)} "
+            f"problem{'s' if len(problems) != 1 else ''}):\n" + "\n".join(f"  - {p}" for p in problems)
+        )
+    return cls
+
+
+class _Default:
+    """The marker for "not given": sglang's own default applies."""
+
+    def __repr__(self) -> str:
+        return "<sglang's default>"
+
+
+_NOT_GIVEN: Any = _Default()
+
+
+@overload
+def build_draft_tp_worker(
+    *,
+    server_args: ServerArgs,
+    gpu_id: int,
+    nccl_port: int,
+    target_model_config: ModelConfig,
+    algo_label: str,
+    attention_backend_override: str | None = ...,
+    random_seed: int | None = ...,
+    load_group: LoadGroup = ...,
+) -> TypedDraftWorkerBundle[TpModelWorker]: ...
+
+
+@overload
+def build_draft_tp_worker(
+    *,
+    server_args: ServerArgs,
+    gpu_id: int,
+    nccl_port: int,
+    target_model_config: ModelConfig,
+    algo_label: str,
+    attention_backend_override: str | None = ...,
+    draft_worker_cls: DraftWorkerFactory[_W],
+    random_seed: int | None = ...,
+    load_group: LoadGroup = ...,
+) -> TypedDraftWorkerBundle[_W]: ...
+
+
+def build_draft_tp_worker(
+    *,
+    server_args: ServerArgs,
+    gpu_id: int,
+    nccl_port: int,
+    target_model_config: ModelConfig,
+    algo_label: str,
+    attention_backend_override: str | None = None,
+    draft_worker_cls: DraftWorkerFactory[Any] = _NOT_GIVEN,
+    random_seed: int | None = None,
+    load_group: LoadGroup = _NOT_GIVEN,
+) -> TypedDraftWorkerBundle[Any]:
+    """Build a draft worker with sglang's ``build_draft_tp_worker``, typed by the injected class.
+
+    Without ``draft_worker_cls`` the result is a
+    ``TypedDraftWorkerBundle[TpModelWorker]`` (sglang's default class). With
+    one, it is validated first (:func:`validate_draft_worker_cls`, so a bad
+    class fails before anything is allocated) and the result is a
+    ``TypedDraftWorkerBundle[ThatClass]``.
+
+    Then sglang's own function (``draft_worker_common.build_draft_tp_worker``)
+    is imported and called with exactly the arguments given, so sglang's
+    defaults (``TpModelWorker``, its default load group) apply to the rest.
+    """
+    kwargs: dict[str, object] = {
+        "server_args": server_args,
+        "gpu_id": gpu_id,
+        "nccl_port": nccl_port,
+        "target_model_config": target_model_config,
+        "algo_label": algo_label,
+        "attention_backend_override": attention_backend_override,
+        "random_seed": random_seed,
+    }
+    if draft_worker_cls is not _NOT_GIVEN:
+        kwargs["draft_worker_cls"] = validate_draft_worker_cls(draft_worker_cls)
+    if load_group is not _NOT_GIVEN:
+        kwargs["load_group"] = load_group
+    # Deferred import: sglang (and torch) load only when a worker is built.
+    # Typed through this function's own signature, not through sglang's.
+    sglang_module: Any = importlib.import_module(_SGLANG_MODULE)
+    return cast("TypedDraftWorkerBundle[Any]", sglang_module.build_draft_tp_worker(**kwargs))
