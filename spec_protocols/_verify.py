@@ -359,9 +359,9 @@ def _type_name(cls: type) -> str:
 
 def describe_target(target: object) -> str:
     """The dotted name of what was checked: a class, a function, or an instance of a class."""
-    if isinstance(target, type):
-        return _type_name(target)
-    if isinstance(target, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+    if issubclass(type(target), type):
+        return _type_name(cast(type, target))
+    if issubclass(type(target), (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
         module = getattr(target, "__module__", None)
         qualname = getattr(target, "__qualname__", None)
         if isinstance(qualname, str):
@@ -443,8 +443,10 @@ def verify_conformance(obj_or_cls: object, protocol: type | Any) -> ConformanceR
     proto_cls: object = get_origin(protocol) or protocol
     if not isinstance(proto_cls, type) or not is_protocol(proto_cls):
         raise TypeError(f"verify_conformance() needs a Protocol class, got {protocol!r}")
-    if isinstance(obj_or_cls, type):
-        cls: type = obj_or_cls
+    # type() and issubclass(), not isinstance(): isinstance() falls back to
+    # reading __class__, which runs an instance's __getattribute__.
+    if issubclass(type(obj_or_cls), type):
+        cls: type = cast(type, obj_or_cls)
         instance: object = _MISSING
     else:
         cls = type(obj_or_cls)
