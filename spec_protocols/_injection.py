@@ -116,6 +116,7 @@ def validate_draft_worker_cls(cls: _C) -> _C:
     call it at import time to fail early.
     """
     problems: list[str] = []
+    notes: list[str] = []
     if not isinstance(cls, type):
         problems.append(f"not a class: got {cls!r} (a {type(cls).__qualname__}); pass the class itself")
     else:
@@ -123,19 +124,17 @@ def validate_draft_worker_cls(cls: _C) -> _C:
             abstract = sorted(str(name) for name in getattr(cls, "__abstractmethods__", ()))
             problems.append(f"abstract class: it cannot be instantiated; implement {', '.join(abstract)}")
         ctor = verify_conformance(cls, DraftWorkerFactory)
-        for problem in ctor.problems:
-            problems.append(f"constructor: {problem.message}")
+        problems.extend(f"constructor: {problem.message}" for problem in ctor.problems)
         if ctor.problems:
-            problems.append(f"(the constructor is {cls.__qualname__}{_signature_words(cls)})")
+            notes.append(f"the constructor is {cls.__qualname__}{_signature_words(cls)}")
         instances = verify_conformance(cls, DraftWorker)
-        for problem in instances.problems:
-            problems.append(f"instances would not satisfy DraftWorker: {problem}")
+        problems.extend(f"instances would not satisfy DraftWorker: {problem}" for problem in instances.problems)
     if problems:
-        name = describe_target(cls)
-        raise TypeError(
-            f"{name} cannot be used as draft_worker_cls ({len(problems)} "
-            f"problem{'s' if len(problems) != 1 else ''}):\n" + "\n".join(f"  - {p}" for p in problems)
-        )
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        lines = [f"{describe_target(cls)} cannot be used as draft_worker_cls ({count}):"]
+        lines.extend(f"  - {problem}" for problem in problems)
+        lines.extend(f"  ({note})" for note in notes)
+        raise TypeError("\n".join(lines))
     return cls
 
 
