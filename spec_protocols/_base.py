@@ -118,8 +118,12 @@ class SpecWorkerBase(abc.ABC):
     @property
     def target_worker(self) -> TpModelWorker:
         """The target worker given to ``__init__`` (or set as ``self._target_worker``)."""
+        # object.__getattribute__, not self._target_worker: a missing attribute
+        # read the normal way falls through to the subclass's __getattr__, and
+        # the sglang-style ones (DFlash, DSpark, Uno) read self.target_worker
+        # there, which would recurse instead of raising the error below.
         try:
-            return self._target_worker
+            worker: TpModelWorker = object.__getattribute__(self, "_target_worker")
         except AttributeError:
             name = type(self).__qualname__
             raise WorkerNotInitializedError(
@@ -127,6 +131,7 @@ class SpecWorkerBase(abc.ABC):
                 f"target_worker= to SpecWorkerBase.__init__ from {name}.__init__ "
                 "(or assign self._target_worker there)"
             ) from None
+        return worker
 
     @property
     def draft_worker(self) -> DraftWorker | None:
