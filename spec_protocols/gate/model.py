@@ -1,0 +1,189 @@
+"""The plain data that flows between the gate's stages.
+
+    targets -> discovery -> harness -> checkers -> verdicts -> report
+
+Every type here is a frozen dataclass (or an enum), so each stage can be built
+and tested alone, with no checker running. Nothing here imports a checker.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "CHECKER_NAMES",
+    "Check",
+    "CheckerOutcome",
+    "ClassRole",
+    "DiscoveredClass",
+    "Discovery",
+    "GateError",
+    "GateReport",
+    "Problem",
+    "ResolvedTarget",
+    "Result",
+    "Verdict",
+]
+
+#: The checkers the gate knows, in the order reports list them.
+CHECKER_NAMES: tuple[str, ...] = ("runtime", "mypy", "pyright")
+
+
+class GateError(Exception):
+    """A usage or environment error: the gate prints one line and exits 2.
+
+    Raised for a target that does not exist, a syntax error in a target file,
+    a target with no workers, a checker that is missing, crashes or times out.
+    Never for a non-conforming worker: that is a verdict.
+    """
+
+
+class ClassRole(enum.Enum):
+    """Why discovery picked a class, which decides the protocol it is checked against."""
+
+    SPEC_WORKER = "spec_worker"  # subclass of BaseSpecWorker / SpecWorkerBase -> SpecWorker
+    DRAFT_WORKER = "draft_worker"  # subclass of EagleDraftWorkerBase / TpModelWorker -> DraftWorker
+    INJECTED = "injected"  # passed as draft_worker_cls -> DraftWorkerFactory
+
+    @property
+    def protocol(self) -> str:
+        return _ROLE_PROTOCOL[self]
+
+
+_ROLE_PROTOCOL: Mapping[ClassRole, str] = {
+    ClassRole.SPEC_WORKER: "SpecWorker",
+    ClassRole.DRAFT_WORKER: "DraftWorker",
+    ClassRole.INJECTED: "DraftWorkerFactory",
+}
+
+
+class Verdict(enum.Enum):
+    """One checker's (or the gate's) answer for one (class, protocol).
+
+    ``PASS``: the checker saw the class's real members and found no problem.
+    ``FAIL``: it found at least one problem.
+    ``UNVERIFIED``: it could not see the class (an untyped import, an
+    unresolved base: the class was ``Any``/``Unknown`` to it). Fails the gate.
+    ``SKIPPED``: the runtime checker could not import the target (e.g. it
+    needs CUDA). Does not fail the gate by itself; the static checkers still
+    decide.
+    """
+
+    PASS = "pass"
+    FAIL = "fail"
+    UNVERIFIED = "unverified"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedTarget:
+    """A TARGET argument, located on disk without importing anything.
+
+    ``modules`` maps each dotted module name to scan to its source file.
+    ``search_root`` is the directory that must be on the import path for those
+    names to resolve (a path target's parent, or the sys.path entry that holds
+    the package); ``class_name`` is set for ``module:Class``.
+    """
+
+    spec: str
+    modules: Mapping[str, Path]
+    search_root: Path
+    class_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredClass:
+    """A class the gate will check, found by reading source (never importing)."""
+
+    module: str
+    qualname: str
+    file: Path
+    line: int
+    roles: frozenset[ClassRole]
+    #: Dotted names of the class's resolved bases, nearest first (for reports).
+    bases: tuple[str, ...] = ()
+    #: Where the class is injected as a draft worker class, as "file:line".
+    injection_sites: tuple[str, ...] = ()
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.module}.{self.qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """Everything discovery found: the classes and the modules that define them
+    (plus the modules of their base classes, which the checkers must read
+    from source)."""
+
+    classes: tuple[DiscoveredClass, ...]
+    #: module name -> file, for every module the static checkers must analyse.
+    source_modules: Mapping[str, Path]
+    #: directories to put on the checkers' search path (path targets).
+    search_roots: tuple[Path, ...]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Check:
+    """One unit of verdict: a class against a protocol."""
+
+    target: str  # dotted path of the class
+    protocol: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing a checker found wrong (or could not see) for a Check."""
+
+    checker: str
+    member: str | None
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerOutcome:
+    """What one checker said about every Check of a run."""
+
+    checker: str
+    verdicts: Mapping[Check, Verdict]
+    problems: Mapping[Check, tuple[Problem, ...]]
+    seconds: float = 0.0
+    #: Why the checker skipped (runtime checker without importable target).
+    notes: Mapping[Check, str] = field(default_factory=dict[Check, str])
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The gate's answer for one Check, all checkers combined."""
+
+    check: Check
+    verdict: Verdict
+    checkers: Mapping[str, Verdict]
+    problems: tuple[Problem, ...]
+    #: Problems a baseline entry accepted (reported, not failing).
+    baselined: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GateReport:
+    """A whole run: what every output format renders."""
+
+    results: tuple[Result, ...]
+    checkers: tuple[str, ...]
+    timings: Mapping[str, float]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.verdict is Verdict.PASS for r in self.results)
+
+    def summary(self) -> dict[str, int]:
+        counts = {v.value: 0 for v in (Verdict.PASS, Verdict.FAIL, Verdict.UNVERIFIED)}
+        for r in self.results:
+            counts[r.verdict.value] += 1
+        counts["total"] = len(self.results)
+        return counts
