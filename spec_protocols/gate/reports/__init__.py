@@ -1,0 +1,65 @@
+"""The gate's output formats: one module per ``--format``, all rendering a
+:class:`~spec_protocols.gate.model.GateReport` to a string.
+
+``render(report, fmt)`` is what the CLI calls; :data:`FORMATS` maps each
+format name to its renderer. Every renderer takes the report and the keyword
+``include_timings`` (timings are the only part of a report that varies
+between two runs of the same code), and is deterministic otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from spec_protocols.gate.model import GateError, GateReport
+from spec_protocols.gate.reports.github import render_github
+from spec_protocols.gate.reports.json_report import parse_json, render_json
+from spec_protocols.gate.reports.junit import render_junit
+from spec_protocols.gate.reports.markdown import render_markdown
+from spec_protocols.gate.reports.text import render_text
+
+__all__ = [
+    "FORMATS",
+    "Renderer",
+    "parse_json",
+    "render",
+    "render_github",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "render_text",
+]
+
+
+class Renderer(Protocol):
+    """A report format: ``renderer(report, include_timings=...) -> str``."""
+
+    def __call__(self, report: GateReport, /, *, include_timings: bool = True) -> str: ...
+
+
+#: ``--format`` name -> renderer. The CLI takes its choices from these keys,
+#: in this order (the default, ``text``, first).
+FORMATS: Mapping[str, Renderer] = {
+    "text": render_text,
+    "json": render_json,
+    "junit": render_junit,
+    "github": render_github,
+    "markdown": render_markdown,
+}
+
+
+def render(report: GateReport, fmt: str, *, include_timings: bool = True, color: bool = False) -> str:
+    """Render *report* in format *fmt* (a key of :data:`FORMATS`).
+
+    *color* applies to ``text`` only (ANSI verdict colours; off by default)
+    and is ignored by the other formats, so the CLI can pass ``--color``
+    through whatever the format. An unknown *fmt* raises :class:`GateError`.
+    """
+    if fmt == "text":
+        return render_text(report, include_timings=include_timings, color=color)
+    try:
+        renderer = FORMATS[fmt]
+    except KeyError:
+        raise GateError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})") from None
+    return renderer(report, include_timings=include_timings)

@@ -1,0 +1,86 @@
+"""The ``--format github`` report: GitHub Actions workflow commands.
+
+One ``::error`` annotation per problem of every result that fails the gate,
+
+    ::error file=F,line=L,title=spec-protocols SpecWorker (mypy)::pkg.mod.Cls: member: message
+
+so that each problem shows on the pull request's diff at the class's line,
+and a final ``::notice`` with the summary. Baselined problems are not
+annotated: a baseline exists to keep known deviations quiet.
+
+Escaping follows the Actions runner (``toolkit/packages/core/src/command.ts``):
+in the message, ``%``, ``\\r`` and ``\\n`` become ``%25``, ``%0D``, ``%0A``; in
+a property value, ``:`` and ``,`` also become ``%3A`` and ``%2C``, since they
+delimit properties. Without this a multi-line checker message would end the
+annotation early and print the rest as plain log text.
+"""
+
+from __future__ import annotations
+
+from spec_protocols.gate.model import GateReport, Problem, Result, Verdict
+from spec_protocols.gate.reports.json_report import sorted_problems, sorted_results
+from spec_protocols.gate.reports.text import summary_line
+
+__all__ = ["escape_data", "escape_property", "render_github"]
+
+
+def escape_data(value: str) -> str:
+    """Escape a workflow command's message (the text after ``::``)."""
+    # "%" first, or the "%" of the other escapes would be escaped again.
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a workflow command property value (``file=``, ``title=``...)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(kind: str, properties: list[tuple[str, str]], message: str) -> str:
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+    return f"::{kind}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def _annotation(result: Result, problem: Problem) -> str:
+    properties: list[tuple[str, str]] = []
+    # GitHub places an annotation by file; a line without a file means nothing.
+    if problem.file:
+        properties.append(("file", problem.file))
+        if problem.line is not None:
+            properties.append(("line", str(problem.line)))
+    # The checker goes in the title: mypy and pyright often report the same
+    # member, and two otherwise identical annotations would look like a bug.
+    properties.append(("title", f"spec-protocols {result.check.protocol} ({problem.checker})"))
+    parts = [result.check.target]
+    if problem.member:
+        parts.append(problem.member)
+    parts.append(problem.message)
+    return _command("error", properties, ": ".join(parts))
+
+
+def render_github(report: GateReport, *, include_timings: bool = True) -> str:
+    """Render *report* as GitHub workflow commands, one per line.
+
+    Every problem of a ``fail``/``unverified`` result gives an ``::error``;
+    a failing result with no recorded problem still gives one, so that a red
+    gate is never without an annotation. The last line is an ``::notice`` with
+    the summary.
+    """
+    lines: list[str] = []
+    for result in sorted_results(report):
+        if result.verdict is Verdict.PASS:
+            continue
+        problems = sorted_problems(result.problems)
+        for problem in problems:
+            lines.append(_annotation(result, problem))
+        if not problems:
+            lines.append(
+                _command(
+                    "error",
+                    [("title", f"spec-protocols {result.check.protocol}")],
+                    f"{result.check.target}: {result.verdict.value}",
+                )
+            )
+    lines.append(
+        _command("notice", [("title", "spec-protocols")], summary_line(report, include_timings=include_timings))
+    )
+    return "\n".join(lines) + "\n"

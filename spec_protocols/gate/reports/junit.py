@@ -1,0 +1,112 @@
+"""The ``--format junit`` report: JUnit XML for CI test-result views.
+
+    <testsuites name="spec-protocols" tests=".." failures="..">
+      <testsuite name="spec-protocols" tests=".." failures=".." errors="0" skipped="0">
+        <testcase classname="pkg.mod.Cls" name="SpecWorker">
+          <failure type="fail" message="mypy: step: ...">every problem, one a line</failure>
+          <system-out>runtime: skipped</system-out>
+        </testcase>
+      </testsuite>
+    </testsuites>
+
+One ``<testcase>`` per (class, protocol): ``classname`` is the class's dotted
+path and ``name`` the protocol, so CI groups the cases by module. A ``fail``
+gets ``<failure type="fail">``; an ``unverified`` gets
+``<failure type="unverified">``, as a failure and not ``<skipped>``, because
+unverified fails the gate and CI must show it red. A skipped checker is noted
+in ``<system-out>``: the case still has a verdict from the other checkers.
+
+The root is ``<testsuites>`` holding the one ``<testsuite>``, the shape that
+Jenkins, GitLab and the GitHub test-report actions all read.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from spec_protocols.gate.model import GateReport, Problem, Result, Verdict
+from spec_protocols.gate.reports.json_report import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate.reports.text import summary_line, total_seconds
+
+__all__ = ["render_junit", "xml_safe"]
+
+SUITE_NAME = "spec-protocols"
+
+# Characters XML 1.0 cannot hold, even escaped. ElementTree writes them as
+# they are, and the file then fails to parse; a checker message quoting a
+# control character must not break the whole report.
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """*text* with every character that XML 1.0 forbids replaced by U+FFFD."""
+    return _XML_INVALID.sub("\ufffd", text)
+
+
+def _describe(problem: Problem) -> str:
+    where = ""
+    if problem.file:
+        where = f" ({problem.file}:{problem.line})" if problem.line is not None else f" ({problem.file})"
+    member = f"{problem.member}: " if problem.member else ""
+    return f"{problem.checker}: {member}{problem.message}{where}"
+
+
+def _testcase(suite: ET.Element, result: Result) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=xml_safe(result.check.target),
+        name=xml_safe(result.check.protocol),
+    )
+    problems = sorted_problems(result.problems)
+    if result.verdict in (Verdict.FAIL, Verdict.UNVERIFIED):
+        first = " ".join(_describe(problems[0]).split()) if problems else result.verdict.value
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        failure = ET.SubElement(
+            case, "failure", type=result.verdict.value, message=xml_safe(first + more)
+        )
+        failure.text = xml_safe("\n".join(_describe(p) for p in problems) or result.verdict.value)
+    notes = [
+        f"{name}: {result.checkers[name].value}"
+        for name in ordered_checkers(result.checkers)
+        if result.checkers[name] is Verdict.SKIPPED
+    ]
+    notes += [f"baselined: {_describe(p)}" for p in sorted_problems(result.baselined)]
+    if notes:
+        ET.SubElement(case, "system-out").text = xml_safe("\n".join(notes))
+
+
+def render_junit(report: GateReport, *, include_timings: bool = True) -> str:
+    """Render *report* as a JUnit XML document (UTF-8, with declaration).
+
+    ``tests`` counts results, ``failures`` counts ``fail`` plus ``unverified``
+    results; ``errors`` and ``skipped`` are always 0 (a gate error exits 2
+    without a report, and no result is ever skipped as a whole). With
+    timings, the suite's ``time`` is the run's total.
+    """
+    results = sorted_results(report)
+    counts = {
+        "tests": str(len(results)),
+        "failures": str(sum(r.verdict in (Verdict.FAIL, Verdict.UNVERIFIED) for r in results)),
+        "errors": "0",
+        "skipped": "0",
+    }
+    seconds = total_seconds(report.timings) if include_timings else None
+    attrib = {"name": SUITE_NAME, **counts}
+    if seconds is not None:
+        attrib["time"] = f"{seconds:.3f}"
+    root = ET.Element("testsuites", attrib)
+    suite = ET.SubElement(root, "testsuite", attrib)
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(
+        properties, "property", name="checkers", value=",".join(ordered_checkers(report.checkers))
+    )
+    ET.SubElement(
+        properties, "property", name="summary", value=summary_line(report, include_timings=False)
+    )
+    for result in results:
+        _testcase(suite, result)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
