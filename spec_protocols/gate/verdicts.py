@@ -1,0 +1,49 @@
+"""Combining the checkers' verdicts into the gate's, one per (class, protocol).
+
+The rule, from strongest to weakest: any ``fail`` fails; otherwise any
+``unverified`` is ``unverified`` (and fails the gate); otherwise a ``pass``
+from at least one checker passes. A check that every checker ``skipped`` was
+not verified by anything, so it is ``unverified``, never ``pass``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from spec_protocols.gate.model import Check, CheckerOutcome, DiscoveredClass, Problem, Result, Verdict
+
+__all__ = ["combine", "overall"]
+
+
+def overall(verdicts: Sequence[Verdict]) -> Verdict:
+    if Verdict.FAIL in verdicts:
+        return Verdict.FAIL
+    if Verdict.UNVERIFIED in verdicts:
+        return Verdict.UNVERIFIED
+    if Verdict.PASS in verdicts:
+        return Verdict.PASS
+    return Verdict.UNVERIFIED
+
+
+def combine(
+    checks: Sequence[Check], outcomes: Sequence[CheckerOutcome], classes: Mapping[str, DiscoveredClass]
+) -> tuple[Result, ...]:
+    results: list[Result] = []
+    for check in sorted(checks):
+        per_checker: dict[str, Verdict] = {}
+        problems: list[Problem] = []
+        cls = classes.get(check.target)
+        for outcome in outcomes:
+            verdict = outcome.verdicts.get(check, Verdict.UNVERIFIED)
+            per_checker[outcome.checker] = verdict
+            for p in outcome.problems.get(check, ()):
+                # Point each problem at the class's source, where a reader (or a
+                # GitHub annotation) can act on it; the harness line is internal.
+                if p.file is None and cls is not None:
+                    p = Problem(p.checker, p.member, p.message, str(cls.file), cls.line)
+                problems.append(p)
+            if verdict is Verdict.SKIPPED and check in outcome.notes:
+                problems.append(Problem(outcome.checker, None, f"skipped: {outcome.notes[check]}"))
+        combined = overall(list(per_checker.values()))
+        results.append(Result(check, combined, per_checker, tuple(problems)))
+    return tuple(results)
