@@ -1,0 +1,184 @@
+"""``spec-protocols explain NAME``: what a protocol asks of a worker, member by member.
+
+For each member of the protocol it prints the signature (as written in
+``spec_protocols/_protocols.py``: annotations are shown as their source text,
+never evaluated, so nothing from sglang or torch is imported), the sglang call
+site it was derived from (:data:`spec_protocols.CALL_SITES`), and whether
+:class:`spec_protocols.SpecWorkerBase` supplies a default.
+
+The default column answers the question a worker author asks: "if I subclass
+``SpecWorkerBase``, must I write this?". It applies to the protocols a *spec*
+worker satisfies (``SpecWorker`` and the two capability protocols). A draft
+worker (``DraftWorker``) or a draft-worker class (``DraftWorkerFactory``) never
+subclasses ``SpecWorkerBase``, so for those the column says what supplies the
+member instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from typing_extensions import get_protocol_members
+
+import spec_protocols
+from spec_protocols import CALL_SITES, SpecWorkerBase
+from spec_protocols.gate.model import GateError
+
+__all__ = ["PROTOCOL_NAMES", "explain"]
+
+#: The names ``explain`` accepts, in the order the error message lists them.
+PROTOCOL_NAMES: Final[tuple[str, ...]] = (
+    "SpecWorker",
+    "DraftWorker",
+    "DraftWorkerFactory",
+    "SupportsGrammarOverlap",
+    "SupportsPipelineProxy",
+)
+
+# Protocols a spec worker satisfies: SpecWorkerBase's defaults are relevant.
+_SPEC_SIDE: Final = frozenset({"SpecWorker", "SupportsGrammarOverlap", "SupportsPipelineProxy"})
+
+# What supplies the members of the draft-side protocols, in words.
+_DRAFT_SIDE_DEFAULT: Final[Mapping[str, str]] = {
+    "DraftWorker": "n/a (a draft worker is not a SpecWorkerBase); "
+    "sglang's TpModelWorker and EagleDraftWorkerBase provide it",
+    "DraftWorkerFactory": "n/a (a draft-worker class is not a SpecWorkerBase); "
+    "TpModelWorker.__init__ accepts these keywords, a subclass's __init__ must too",
+}
+
+_WIDTH: Final = 88
+
+
+def _protocol(name: str) -> type[Any]:
+    if name not in PROTOCOL_NAMES:
+        raise GateError(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOL_NAMES)}")
+    protocol: type[Any] = getattr(spec_protocols, name)
+    return protocol
+
+
+def _members(protocol: type[Any]) -> list[str]:
+    """The protocol's members in definition order (base protocols first)."""
+    members = get_protocol_members(protocol)
+    ordered: list[str] = []
+    for klass in reversed(protocol.__mro__):
+        for member in vars(klass):
+            if member in members and member not in ordered:
+                ordered.append(member)
+    return ordered
+
+
+def _annotation(value: object) -> str:
+    # With ``from __future__ import annotations`` every annotation is the
+    # string as written; anything else (a protocol built without it) is
+    # rendered the way typing would print it.
+    if isinstance(value, str):
+        return value
+    return inspect.formatannotation(value)
+
+
+def _default(value: object) -> str:
+    return "..." if value is Ellipsis else repr(value)
+
+
+def _parameters(func: Callable[..., object]) -> list[str]:
+    """Each parameter as source text, with ``/`` and ``*`` markers, ``self`` dropped."""
+    signature = inspect.signature(func, eval_str=False)
+    params = list(signature.parameters.values())[1:]  # drop self
+    rendered: list[str] = []
+    star_written = False
+    for index, param in enumerate(params):
+        if param.kind is param.KEYWORD_ONLY and not star_written:
+            rendered.append("*")
+            star_written = True
+        if param.kind is param.VAR_POSITIONAL:
+            star_written = True
+        prefix = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "")
+        text = prefix + param.name
+        if param.annotation is not param.empty:
+            text += f": {_annotation(param.annotation)}"
+        if param.default is not param.empty:
+            text += f" = {_default(param.default)}"
+        rendered.append(text)
+        is_last_positional_only = param.kind is param.POSITIONAL_ONLY and (
+            index + 1 == len(params) or params[index + 1].kind is not param.POSITIONAL_ONLY
+        )
+        if is_last_positional_only:
+            rendered.append("/")
+    return rendered
+
+
+def _return(func: Callable[..., object]) -> str:
+    annotation = inspect.signature(func, eval_str=False).return_annotation
+    return "" if annotation is inspect.Signature.empty else f" -> {_annotation(annotation)}"
+
+
+def _signature(protocol: type[Any], member: str) -> str:
+    """``name: Type`` for a property or attribute, ``def name(...) -> R`` for a method."""
+    value = inspect.getattr_static(protocol, member)
+    if isinstance(value, property):
+        getter = value.fget
+        returns = _return(getter).removeprefix(" -> ") if getter is not None else "object"
+        writable = "" if value.fset is None else "  (settable)"
+        return f"{member}: {returns}{writable}"
+    if callable(value):
+        params = _parameters(value)
+        returns = _return(value)
+        one_line = f"def {member}({', '.join(params)}){returns}"
+        if len(one_line) <= _WIDTH - 4:
+            return one_line
+        inner = "".join(f"\n    {param}," for param in params)
+        return f"def {member}({inner}\n){returns}"
+    annotations: Mapping[str, object] = getattr(protocol, "__annotations__", {})
+    return f"{member}: {_annotation(annotations.get(member, 'object'))}"
+
+
+def _kind(protocol: type[Any], member: str) -> str:
+    value = inspect.getattr_static(protocol, member)
+    if isinstance(value, property):
+        return "read-only property" if value.fset is None else "property"
+    return "method" if callable(value) else "attribute"
+
+
+def _base_default(member: str) -> str:
+    """Where ``SpecWorkerBase`` defines ``member`` (non-abstract), or why it does not."""
+    for klass in SpecWorkerBase.__mro__:
+        if klass is object:
+            continue
+        if member in vars(klass):
+            value = vars(klass)[member]
+            target = value.fget if isinstance(value, property) else value
+            if getattr(target, "__isabstractmethod__", False):
+                return f"none: abstract in {klass.__name__}, every worker must write it"
+            return f"yes ({klass.__name__}.{member})"
+    return "none: every worker must define it"
+
+
+def _first_line(doc: str | None) -> str:
+    return inspect.cleandoc(doc or "").split("\n\n", 1)[0].replace("\n", " ")
+
+
+def explain(protocol_name: str) -> str:
+    """Describe every member of a protocol: signature, sglang call site, default.
+
+    ``protocol_name`` is one of :data:`PROTOCOL_NAMES`. Called by the
+    ``spec-protocols explain NAME`` command, which prints the result. An
+    unknown name raises :class:`~spec_protocols.gate.model.GateError` (the
+    CLI's exit status 2). Imports neither sglang nor torch.
+    """
+    protocol = _protocol(protocol_name)
+    call_sites = CALL_SITES.get(protocol_name, {})
+    lines = [f"{protocol_name}: {_first_line(protocol.__doc__)}", ""]
+    if protocol_name in _SPEC_SIDE:
+        lines.append("Default = what a subclass of spec_protocols.SpecWorkerBase inherits.")
+        lines.append("")
+    for member in _members(protocol):
+        lines.append(textwrap.indent(_signature(protocol, member), "  "))
+        lines.append(f"      kind:      {_kind(protocol, member)}")
+        lines.append(f"      called at: sglang/srt/{call_sites.get(member, '(no call site recorded)')}")
+        default = _base_default(member) if protocol_name in _SPEC_SIDE else _DRAFT_SIDE_DEFAULT[protocol_name]
+        lines.append(f"      default:   {default}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
