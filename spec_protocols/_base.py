@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from typing import ClassVar
 
 from typing_extensions import Protocol, runtime_checkable
 
@@ -100,8 +99,11 @@ class SpecWorkerBase(abc.ABC):
     token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = None
 
     #: Read by the scheduler before the target's pools are allocated
-    #: (scheduler.py:1092). A class variable, as in ``BaseSpecWorker``.
-    draft_parallel_layout: ClassVar[DraftParallelLayout | None] = None
+    #: (scheduler.py:1092). A class-level default, as in ``BaseSpecWorker``,
+    #: but deliberately not ``ClassVar``: pyright does not let a ``ClassVar``
+    #: satisfy the instance member ``SpecWorker.draft_parallel_layout``, so a
+    #: ``ClassVar`` here made every subclass fail ``SpecWorker`` under pyright.
+    draft_parallel_layout: DraftParallelLayout | None = None
 
     def __init__(
         self,
