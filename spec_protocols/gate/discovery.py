@@ -476,7 +476,11 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
         specs = ", ".join(t.spec for t in targets)
         raise GateError(f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
                         "EagleDraftWorkerBase or TpModelWorker, and no draft_worker_cls injection")
-    return Discovery(tuple(classes), source_modules, tuple(dict.fromkeys(roots)))
+    # A root that is an installed site-packages needs no adding (the checkers
+    # search it anyway), and adding it would let pyright read every package in it.
+    extra = [r for r in roots if not {"site-packages", "dist-packages"} & set(r.parts)]
+    source_modules = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
+    return Discovery(tuple(classes), source_modules, tuple(dict.fromkeys(extra)))
 
 
 def module_roles(discovery: Discovery) -> Mapping[str, frozenset[ClassRole]]:

@@ -1,0 +1,195 @@
+"""The ``spec-protocols`` command.
+
+Exit codes: 0 everything conforms; 1 something is ``fail`` or ``unverified``;
+2 a usage or environment error, printed as one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from spec_protocols.gate.model import CHECKER_NAMES, GateError
+
+__all__ = ["main"]
+
+_CHECK_EPILOG = """\
+targets:
+  sglang.srt.speculative        a dotted module or package (scanned recursively)
+  my_plugin.workers:MyWorker    one class of a module
+  path/to/plugin.py, path/pkg   a file or a package directory
+
+With no TARGET the gate checks its embedded default: the installed sglang's
+sglang.srt.speculative, or, without sglang, the reference workers shipped in
+spec_protocols.reference.
+
+What is checked:
+  subclasses of BaseSpecWorker / SpecWorkerBase      against SpecWorker
+  subclasses of EagleDraftWorkerBase / TpModelWorker against DraftWorker
+  classes passed as draft_worker_cls=...             against DraftWorkerFactory
+                                                     (and DraftWorker)
+
+verdicts (per class and protocol, per checker):
+  pass        the checker saw the real members and found no problem
+  fail        a member is missing, of the wrong kind, or has an incompatible
+              signature; the problem names the member
+  unverified  the checker saw the class as Any/Unknown (untyped import,
+              unresolved base): nothing was verified, and the gate fails
+  skipped     the runtime checker could not import the module (e.g. it needs
+              CUDA); the static checkers still decide
+
+The runtime checker IMPORTS the target, running its module-level code. For
+untrusted code use --no-import (or --checker mypy --checker pyright): static
+discovery and the static checkers never import or run the target.
+
+exit status: 0 all pass, 1 any fail or unverified, 2 usage or environment error
+
+examples:
+  spec-protocols check
+  spec-protocols check my_plugin --format github
+  spec-protocols check plugin.py --no-import --format junit > report.xml
+  spec-protocols check --write-baseline known.json --reason "upstream #123"
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"spec-protocols: error: {message} (see --help)\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from spec_protocols.gate.reports import FORMATS
+
+    parser = _Parser(
+        prog="spec-protocols",
+        description="Check sglang speculative-decoding workers against the spec_protocols protocols "
+        "with the runtime checker, mypy and pyright.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = sub.add_parser(
+        "check",
+        help="check workers (the gate)",
+        description="Check every spec worker, draft worker and injected draft worker class in TARGET.",
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("targets", nargs="*", metavar="TARGET", help="module, module:Class, or path (default: see below)")
+    check.add_argument(
+        "--checker",
+        action="append",
+        choices=CHECKER_NAMES,
+        dest="checkers",
+        metavar="NAME",
+        help=f"run only this checker; repeatable ({', '.join(CHECKER_NAMES)}; default: all three)",
+    )
+    check.add_argument("--no-import", action="store_true", help="never import the target: static checkers only")
+    check.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
+    check.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--baseline", type=Path, metavar="FILE", help="accept the known deviations recorded in FILE")
+    check.add_argument(
+        "--write-baseline", type=Path, metavar="FILE", help="record every current problem in FILE (needs --reason)"
+    )
+    check.add_argument("--reason", help="the reason stored with each new --write-baseline entry")
+    check.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
+    check.add_argument("--no-timings", action="store_true", help="leave timings out of the report (stable output)")
+
+    explain = sub.add_parser(
+        "explain",
+        help="list a protocol's members, their sglang call sites and defaults",
+        description="Print each member of a protocol: its signature, the sglang call site it comes "
+        "from, and whether SpecWorkerBase gives a default.",
+    )
+    explain.add_argument(
+        "protocol",
+        metavar="PROTOCOL",
+        help="SpecWorker, DraftWorker, DraftWorkerFactory, SupportsGrammarOverlap or SupportsPipelineProxy",
+    )
+
+    new = sub.add_parser(
+        "new",
+        help="write a conforming worker or draft worker skeleton",
+        description="Write <snake_case(NAME)>.py in the current directory: a skeleton that passes the gate.",
+    )
+    new.add_argument("kind", choices=["worker", "draft"], help="worker: a SpecWorkerBase subclass; draft: a TpModelWorker subclass")
+    new.add_argument("name", metavar="NAME", help="the class name, e.g. MyDraftWorker")
+    new.add_argument("--directory", type=Path, default=Path.cwd(), help="where to write it (default: .)")
+    return parser
+
+
+def _version() -> str:
+    from spec_protocols import __version__
+
+    return __version__
+
+
+def _check(args: argparse.Namespace) -> int:
+    from spec_protocols.gate.api import run_gate
+    from spec_protocols.gate.reports import render
+
+    if args.write_baseline and not args.reason:
+        raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
+    checkers = args.checkers or list(CHECKER_NAMES)
+    if args.no_import:
+        if args.checkers and "runtime" in args.checkers:
+            raise GateError("--no-import and --checker runtime contradict each other")
+        checkers = [c for c in checkers if c != "runtime"]
+    report = run_gate(
+        args.targets,
+        checkers=checkers,
+        baseline=args.baseline,
+        timeout=args.timeout,
+        allow_import=not args.no_import,
+    )
+    if args.write_baseline:
+        from spec_protocols.gate.baseline import write_baseline
+
+        write_baseline(report, args.write_baseline, reason=args.reason)
+    text = render(report, args.format, include_timings=not args.no_timings)
+    if args.output:
+        args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0 if report.ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``spec-protocols`` console script."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "explain":
+            from spec_protocols.gate.explain import explain
+
+            sys.stdout.write(explain(args.protocol).rstrip("\n") + "\n")
+            return 0
+        if args.command == "new":
+            from spec_protocols.gate.scaffold import write_skeleton
+
+            path = write_skeleton(args.kind, args.name, args.directory)
+            sys.stdout.write(f"wrote {path}\n")
+            return 0
+        parser.print_help()
+        return 2
+    except GateError as exc:
+        sys.stderr.write(f"spec-protocols: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("spec-protocols: interrupted\n")
+        return 2
+    except OSError as exc:
+        # e.g. --output to a directory that does not exist
+        sys.stderr.write(f"spec-protocols: error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n"))
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
