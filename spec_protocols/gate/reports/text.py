@@ -1,11 +1,11 @@
 """The ``--format text`` report: a table for a terminal, readable in 80 columns.
 
-    Class                    Protocol    runtime  mypy  pyright  Verdict
-    -----------------------  ----------  -------  ----  -------  -------
-    EAGLEWorker              SpecWorker  pass     pass  pass     pass
-    DFlashWorker             SpecWorker  skipped  fail  fail     fail
+    Class         Protocol    runtime  mypy  pyright  Verdict
+    ------------  ----------  -------  ----  -------  -------
+    DFlashWorker  SpecWorker  skipped  fail  fail     fail
       sglang.srt.speculative.dflash_worker.DFlashWorker
-      mypy: forward_batch_generation: missing parameter "batch" (+2 more)
+      mypy: forward_batch_generation: Signature of "forward_batch_gener... (+2 more)
+    EAGLEWorker   SpecWorker  pass     pass  pass     pass
 
     2 checked: 1 pass, 1 fail, 0 unverified in 4.1s
 
