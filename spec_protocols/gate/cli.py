@@ -147,6 +147,15 @@ def _check(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         allow_import=not args.no_import,
     )
+    if args.baseline:
+        from spec_protocols.gate.baseline import load_baseline, stale_entries
+
+        for entry in stale_entries(report, load_baseline(args.baseline)):
+            # Not an error (the code got better), but the entry should go.
+            sys.stderr.write(
+                f"spec-protocols: warning: baseline entry matched nothing: {entry.target} "
+                f"{entry.protocol} {entry.member} ({entry.checker})\n"
+            )
     if args.write_baseline:
         from spec_protocols.gate.baseline import write_baseline
 
