@@ -117,7 +117,7 @@ class GateItem(pytest.Item):
     """
 
     def __init__(self, *, result: Result | None, error: str | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]  # pytest's Node.__init__ leaves **kw untyped
         self.result = result
         self.error = error
 
@@ -175,12 +175,12 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    targets: list[str] = config.getoption("spec_protocols_gate")
+    targets: list[str] = config.getoption("spec_protocols_gate") or []
     if not targets:
         return
     for name, result, error in _run_gate(config, targets):
         items.append(
-            GateItem.from_parent(
+            GateItem.from_parent(  # pyright: ignore[reportUnknownMemberType]  # pytest's from_parent leaves **kw untyped
                 session,
                 name=name,
                 nodeid=f"{_NODE_PREFIX}::{name}",

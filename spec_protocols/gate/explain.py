@@ -95,7 +95,7 @@ def _parameters(func: Callable[..., object]) -> list[str]:
             star_written = True
         if param.kind is param.VAR_POSITIONAL:
             star_written = True
-        prefix = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "")
+        prefix = "*" if param.kind is param.VAR_POSITIONAL else "**" if param.kind is param.VAR_KEYWORD else ""
         text = prefix + param.name
         if param.annotation is not param.empty:
             text += f": {_annotation(param.annotation)}"

@@ -1,0 +1,276 @@
+"""``spec-protocols new worker|draft NAME``: write a conforming skeleton module.
+
+Two kinds of skeleton, each one module named after the class in snake case:
+
+* ``worker``: a subclass of :class:`spec_protocols.SpecWorkerBase` with the
+  constructor sglang's scheduler calls (``WorkerClass(server_args=, gpu_id=,
+  nccl_port=, target_worker=)``, scheduler.py:1056-1064) and the one member
+  every worker must write, ``forward_batch_generation``. Every other
+  :class:`~spec_protocols.SpecWorker` member is inherited; the skeleton lists
+  each as a TODO comment naming the default it inherits, so an author sees
+  what they get without reading ``SpecWorkerBase``.
+* ``draft``: a pass-through subclass of sglang's ``TpModelWorker`` whose
+  ``__init__`` accepts exactly the keywords ``build_draft_tp_worker`` passes
+  (:data:`spec_protocols.DRAFT_WORKER_CTOR_KEYWORDS`), so it is a
+  :class:`~spec_protocols.DraftWorkerFactory` and can be injected with
+  ``draft_worker_cls=``.
+
+Both skeletons pass the gate, mypy ``--strict`` and pyright strict as
+generated (``tests/test_scaffold.py`` runs all three). The TODO comments only
+say what to write; the code around them is already conforming.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import re
+import sys
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final, Literal
+
+from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, SpecWorkerBase
+from spec_protocols.gate.explain import _members  # pyright: ignore[reportPrivateUsage]  # one definition of "member order"
+from spec_protocols.gate.model import GateError
+
+__all__ = ["SkeletonKind", "class_name_for", "module_name_for", "write_skeleton"]
+
+SkeletonKind = Literal["worker", "draft"]
+
+# Module names a generated file must not take: it would shadow the standard
+# library or a package the skeleton imports, for everything run from that
+# directory (a "typing.py" breaks Python itself).
+_SHADOWED: Final = frozenset(sys.stdlib_module_names) | {"sglang", "spec_protocols", "torch"}
+
+# The type of each keyword build_draft_tp_worker passes (draft_worker_common.py:92),
+# as sglang's TpModelWorker.__init__ declares it. A keyword missing here (a
+# future sglang) is written as ``Any``, which still conforms.
+_DRAFT_KEYWORD_TYPES: Final[Mapping[str, str]] = {
+    "server_args": "ServerArgs",
+    "gpu_id": "int",
+    "nccl_port": "int",
+    "is_draft_worker": "bool",
+    "random_seed": "int | None",
+    "load_group": "LoadGroup",
+    "context_length": "int | None",
+    "draft_attention_backend": "str | None",
+}
+
+
+def class_name_for(name: str) -> str:
+    """The class name for ``NAME``: kept if CamelCase, converted if snake case.
+
+    ``MyWorker`` stays ``MyWorker``; ``my_worker`` becomes ``MyWorker``.
+    Raises :class:`GateError` for a name that is not a Python identifier.
+    """
+    if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
+        raise GateError(f"invalid name {name!r}: use a Python identifier such as MyWorker or my_worker")
+    parts = [part for part in name.split("_") if part]
+    if not parts:
+        raise GateError(f"invalid name {name!r}: use a Python identifier such as MyWorker or my_worker")
+    class_name = "".join(part[0].upper() + part[1:] for part in parts)
+    if not class_name.isidentifier() or keyword.iskeyword(class_name):
+        raise GateError(f"invalid name {name!r}: {class_name!r} is not a valid class name")
+    return class_name
+
+
+def module_name_for(class_name: str) -> str:
+    """``MyWorker`` -> ``my_worker``; ``HTTPDraft`` -> ``http_draft``; ``Eagle3Worker`` -> ``eagle3_worker``."""
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", class_name)
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", words)
+    return words.lower()
+
+
+def _inherited_default(member: str) -> str:
+    """One line: what ``SpecWorkerBase`` gives for ``member``."""
+    for klass in SpecWorkerBase.__mro__:
+        if klass is object or member not in vars(klass):
+            continue
+        value = vars(klass)[member]
+        doc = value.fget.__doc__ if isinstance(value, property) and value.fget else getattr(value, "__doc__", None)
+        if callable(value) or isinstance(value, property):
+            summary = inspect.cleandoc(doc or "").split("\n\n", 1)[0].replace("\n", " ")
+        else:
+            summary = f"the class variable {value!r}"
+        return summary.replace("``", "")
+    return "nothing (write it)"
+
+
+def _worker_todos() -> str:
+    lines: list[str] = []
+    for member in _members(SpecWorker):
+        if member == "forward_batch_generation":
+            continue
+        text = f"TODO({member}): inherited default: {_inherited_default(member)}"
+        lines.extend(
+            textwrap.wrap(text, width=88, initial_indent="    # ", subsequent_indent="    #   ")
+        )
+    return "\n".join(lines)
+
+
+_WORKER_TEMPLATE: Final = '''\
+"""{cls}: a speculative-decoding worker for sglang 0.5.23.
+
+Generated by ``spec-protocols new worker {cls}``. As generated it conforms to
+``spec_protocols.SpecWorker``; check it again after every change with
+``spec-protocols check {module}.py`` (or ``spec-protocols explain SpecWorker``
+for what each member must do).
+
+Register it with sglang from a function, not at import time, e.g.::
+
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    def register() -> None:
+        SpeculativeAlgorithm.register("MY_ALGO", supports_overlap=True)(
+            lambda server_args: {cls}
+        )
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from spec_protocols import SpecWorkerBase
+
+if TYPE_CHECKING:
+    from sglang.srt.managers.schedule_batch import ScheduleBatch
+    from sglang.srt.managers.tp_worker import TpModelWorker
+    from sglang.srt.managers.utils import GenerationBatchResult
+    from sglang.srt.server_args import ServerArgs
+
+
+class {cls}(SpecWorkerBase):
+    """TODO: say in one line what this algorithm drafts and how it verifies."""
+
+    def __init__(
+        self,
+        server_args: ServerArgs,
+        gpu_id: int,
+        nccl_port: int,
+        target_worker: TpModelWorker,
+    ) -> None:
+        # sglang's scheduler calls WorkerClass(server_args=, gpu_id=,
+        # nccl_port=, target_worker=) (scheduler.py:1056-1064).
+        # TODO: build the draft model, e.g. with
+        # spec_protocols.build_draft_tp_worker(draft_worker_cls=..., ...), and
+        # pass it as draft_worker=. None means "no draft model" (as NGRAM).
+        super().__init__(target_worker=target_worker, draft_worker=None)
+        self.server_args = server_args
+        self.gpu_id = gpu_id
+        self.nccl_port = nccl_port
+
+    def forward_batch_generation(
+        self,
+        batch: ScheduleBatch,
+        /,
+        *,
+        on_publish: Callable[..., object] | None = None,
+    ) -> GenerationBatchResult:
+        # Called by Scheduler.run_batch (scheduler.py:4704, 4870).
+        # TODO: draft, verify and draft-extend one batch; call on_publish (when
+        # given) with the new sequence lengths. Add grammar_barrier= or
+        # pp_proxy_tensors= keywords to support grammar overlap or pipeline
+        # parallelism (spec-protocols explain SupportsGrammarOverlap).
+        raise NotImplementedError("{cls}.forward_batch_generation: TODO")
+
+    # Every other SpecWorker member is inherited from SpecWorkerBase. Override
+    # one only when the default below is wrong for this algorithm:
+{todos}
+'''
+
+_DRAFT_TEMPLATE: Final = '''\
+"""{cls}: a draft worker for sglang 0.5.23, injected with ``draft_worker_cls=``.
+
+Generated by ``spec-protocols new draft {cls}``. A pass-through subclass of
+sglang's ``TpModelWorker``: as generated it behaves exactly like one, conforms
+to ``spec_protocols.DraftWorker``, and its constructor accepts exactly the
+keywords ``build_draft_tp_worker`` passes (so it is a
+``spec_protocols.DraftWorkerFactory``). Inject it from your worker::
+
+    from spec_protocols import build_draft_tp_worker
+
+    bundle = build_draft_tp_worker(..., draft_worker_cls={cls})
+
+Check it again after every change with ``spec-protocols check {module}.py``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sglang.srt.managers.tp_worker import TpModelWorker
+
+if TYPE_CHECKING:
+    from sglang.srt.configs.load_config import LoadGroup
+    from sglang.srt.server_args import ServerArgs
+
+
+class {cls}(TpModelWorker):
+    """TODO: say in one line how this draft differs from a plain TpModelWorker."""
+
+    def __init__(
+        self,
+        *,
+{params}
+        **kwargs: Any,
+    ) -> None:
+        # build_draft_tp_worker passes exactly the keywords above
+        # (draft_worker_common.py:92); keep accepting every one of them.
+        # TODO: read or adjust the arguments before the model loads.
+        super().__init__(
+{forwards}
+            **kwargs,
+        )
+        # TODO: set up draft-only state here, after the model has loaded.
+
+    # TODO: override TpModelWorker members (forward_batch_generation,
+    # alloc_memory_pool, init_cuda_graphs, ...) only as your algorithm needs;
+    # keep their signatures (spec-protocols explain DraftWorker).
+'''
+
+
+def _render(kind: SkeletonKind, class_name: str, module: str) -> str:
+    if kind == "worker":
+        return _WORKER_TEMPLATE.format(cls=class_name, module=module, todos=_worker_todos())
+    params = "\n".join(
+        f"        {kw}: {_DRAFT_KEYWORD_TYPES.get(kw, 'Any')}," for kw in DRAFT_WORKER_CTOR_KEYWORDS
+    )
+    forwards = "\n".join(f"            {kw}={kw}," for kw in DRAFT_WORKER_CTOR_KEYWORDS)
+    return _DRAFT_TEMPLATE.format(cls=class_name, module=module, params=params, forwards=forwards)
+
+
+def write_skeleton(kind: SkeletonKind, name: str, directory: Path) -> Path:
+    """Write a conforming skeleton module for ``NAME`` in ``directory``; return its path.
+
+    ``kind`` is ``"worker"`` (a :class:`~spec_protocols.SpecWorkerBase`
+    subclass) or ``"draft"`` (a ``TpModelWorker`` subclass for
+    ``draft_worker_cls=``). The file is ``<snake_case(NAME)>.py``; the class is
+    ``NAME`` in CamelCase. Called by ``spec-protocols new worker|draft NAME``
+    with the current directory.
+
+    Raises :class:`GateError` (one line; the CLI exits 2) for an unknown kind,
+    a name that is not an identifier or would shadow a standard-library module,
+    a directory that does not exist, or a file that already exists: nothing
+    is ever overwritten.
+    """
+    if kind not in ("worker", "draft"):
+        raise GateError(f"unknown skeleton kind {kind!r}; choose from worker, draft")
+    class_name = class_name_for(name)
+    module = module_name_for(class_name)
+    if module in _SHADOWED:
+        raise GateError(f"invalid name {name!r}: {module}.py would shadow the module {module!r}; choose another name")
+    if not directory.is_dir():
+        raise GateError(f"{directory} is not a directory")
+    path = directory / f"{module}.py"
+    source = _render(kind, class_name, module)
+    try:
+        with path.open("x", encoding="utf-8") as handle:  # "x": never overwrite
+            handle.write(source)
+    except FileExistsError:
+        raise GateError(f"{path} already exists; not overwriting it") from None
+    except OSError as exc:
+        raise GateError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path

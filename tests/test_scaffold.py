@@ -1,0 +1,222 @@
+"""``write_skeleton``: file naming, refusals, and skeletons that conform as generated.
+
+The generated modules are checked four ways: the source itself (AST), the
+runtime checker, mypy --strict plus pyright strict (marked ``checkers``), and
+the gate (marked ``checkers``; skipped until ``spec_protocols.gate.api`` exists).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from typing_extensions import get_protocol_members
+
+from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, verify_conformance
+from spec_protocols.gate.model import GateError
+from spec_protocols.gate.scaffold import class_name_for, module_name_for, write_skeleton
+
+from tests._sglang import import_sglang
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"_scaffold_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _class(tree: ast.Module, name: str) -> ast.ClassDef:
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
+    return next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+# -- names -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "cls", "module"),
+    [
+        ("MyWorker", "MyWorker", "my_worker"),
+        ("my_worker", "MyWorker", "my_worker"),
+        ("HTTPDraft", "HTTPDraft", "http_draft"),
+        ("Eagle3Worker", "Eagle3Worker", "eagle3_worker"),
+        ("lookahead", "Lookahead", "lookahead"),
+    ],
+)
+def test_names(name: str, cls: str, module: str, tmp_path: Path) -> None:
+    assert class_name_for(name) == cls
+    assert module_name_for(cls) == module
+    path = write_skeleton("worker", name, tmp_path)
+    assert path == tmp_path / f"{module}.py"
+    assert f"class {cls}(SpecWorkerBase):" in path.read_text()
+
+
+@pytest.mark.parametrize("name", ["1Worker", "my-worker", "class", "My Worker", "", "_", "Typing", "Sglang"])
+def test_bad_name_is_a_one_line_gate_error(name: str, tmp_path: Path) -> None:
+    with pytest.raises(GateError) as info:
+        write_skeleton("worker", name, tmp_path)
+    assert "\n" not in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_file_is_never_overwritten(tmp_path: Path) -> None:
+    target = tmp_path / "my_worker.py"
+    target.write_text("# mine\n")
+    with pytest.raises(GateError, match="already exists"):
+        write_skeleton("draft", "MyWorker", tmp_path)
+    assert target.read_text() == "# mine\n"
+
+
+def test_missing_directory_and_unknown_kind(tmp_path: Path) -> None:
+    with pytest.raises(GateError, match="not a directory"):
+        write_skeleton("worker", "MyWorker", tmp_path / "nope")
+    with pytest.raises(GateError, match="unknown skeleton kind"):
+        write_skeleton("spec", "MyWorker", tmp_path)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+# -- the worker skeleton -------------------------------------------------------
+
+
+def test_worker_skeleton_conforms_at_runtime(tmp_path: Path) -> None:
+    module = _load(write_skeleton("worker", "MyWorker", tmp_path))
+    result = verify_conformance(module.MyWorker, SpecWorker)
+    assert result.ok, result.format()
+
+
+def test_worker_skeleton_has_scheduler_constructor_and_a_todo_step(tmp_path: Path) -> None:
+    source = write_skeleton("worker", "MyWorker", tmp_path).read_text()
+    cls = _class(ast.parse(source), "MyWorker")
+    init = _method(cls, "__init__")
+    # The keywords sglang's scheduler passes (scheduler.py:1056-1064).
+    assert [a.arg for a in init.args.args] == ["self", "server_args", "gpu_id", "nccl_port", "target_worker"]
+    step = _method(cls, "forward_batch_generation")
+    assert step.returns is not None and ast.unparse(step.returns) == "GenerationBatchResult"
+    assert [a.arg for a in step.args.posonlyargs] == ["self", "batch"]
+    assert [a.arg for a in step.args.kwonlyargs] == ["on_publish"]
+    assert "TODO" in (ast.get_source_segment(source, step) or "")
+    # Every parameter and return is annotated.
+    for func in (init, step):
+        for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs][1:]:
+            assert arg.annotation is not None, (func.name, arg.arg)
+        assert func.returns is not None
+
+
+def test_worker_skeleton_lists_every_inherited_member_as_a_todo(tmp_path: Path) -> None:
+    source = write_skeleton("worker", "MyWorker", tmp_path).read_text()
+    assert "raise NotImplementedError" in source
+    for member in get_protocol_members(SpecWorker) - {"forward_batch_generation"}:
+        assert f"# TODO({member}): inherited default: " in source, member
+    # The default text comes from SpecWorkerBase itself.
+    assert "TODO(weight_load_time): inherited default: The draft worker's weight load time" in source
+
+
+# -- the draft skeleton ------------------------------------------------------
+
+
+def test_draft_skeleton_accepts_exactly_the_build_draft_tp_worker_keywords(tmp_path: Path) -> None:
+    tree = ast.parse(write_skeleton("draft", "MyDraft", tmp_path).read_text())
+    cls = _class(tree, "MyDraft")
+    assert [ast.unparse(b) for b in cls.bases] == ["TpModelWorker"]
+    init = _method(cls, "__init__")
+    assert tuple(a.arg for a in init.args.kwonlyargs) == DRAFT_WORKER_CTOR_KEYWORDS
+    assert init.args.kwarg is not None and init.args.kwarg.arg == "kwargs"
+    # ... and forwards every one of them, plus **kwargs, to TpModelWorker.__init__.
+    calls = [n for n in ast.walk(init) if isinstance(n, ast.Call) and ast.unparse(n.func) == "super().__init__"]
+    assert len(calls) == 1
+    forwarded = [k.arg for k in calls[0].keywords]
+    assert forwarded == [*DRAFT_WORKER_CTOR_KEYWORDS, None]  # None is **kwargs
+    imports = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
+    assert any(n.module == "sglang.srt.managers.tp_worker" and n.names[0].name == "TpModelWorker" for n in imports)
+
+
+@pytest.mark.sglang_runtime
+def test_draft_skeleton_conforms_at_runtime(tmp_path: Path) -> None:
+    import_sglang("sglang.srt.managers.tp_worker")
+    from spec_protocols import DraftWorker, DraftWorkerFactory, validate_draft_worker_cls
+
+    module = _load(write_skeleton("draft", "MyDraft", tmp_path))
+    for protocol in (DraftWorker, DraftWorkerFactory):
+        result = verify_conformance(module.MyDraft, protocol)
+        assert result.ok, result.format()
+    validate_draft_worker_cls(module.MyDraft)
+
+
+# -- static checkers and the gate --------------------------------------------
+
+# mypy --strict, plus one allowance for sglang itself: it ships no py.typed and
+# re-exports names by plain import (GenerationBatchResult in managers.utils),
+# which strict mode's no_implicit_reexport rejects in *sglang's* modules.
+_MYPY_INI = f"""\
+[mypy]
+python_version = 3.11
+strict = True
+mypy_path = {REPO / "stubs"}
+follow_untyped_imports = True
+warn_unused_ignores = True
+
+[mypy-sglang.*]
+implicit_reexport = True
+"""
+
+_PYRIGHT_JSON = f"""\
+{{"stubPath": "{REPO / "stubs"}", "pythonVersion": "3.11", "typeCheckingMode": "strict",
+ "reportMissingTypeStubs": false}}
+"""
+
+
+@pytest.mark.checkers
+@pytest.mark.slow
+def test_skeletons_pass_mypy_strict_and_pyright_strict(tmp_path: Path) -> None:
+    files = [str(write_skeleton("worker", "MyWorker", tmp_path)), str(write_skeleton("draft", "MyDraft", tmp_path))]
+    (tmp_path / "mypy.ini").write_text(_MYPY_INI)
+    (tmp_path / "pyrightconfig.json").write_text(_PYRIGHT_JSON)
+    bindir = Path(sys.executable).parent
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--cache-dir", str(tmp_path / ".mypy"), *files],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    pyright = subprocess.run(
+        [str(bindir / "pyright"), "--pythonpath", sys.executable, "--project", str(tmp_path), *files],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert pyright.returncode == 0, pyright.stdout + pyright.stderr
+    assert "0 errors" in pyright.stdout
+
+
+def _run_gate() -> Any:
+    try:
+        from spec_protocols.gate.api import run_gate
+    except ImportError as exc:
+        pytest.skip(f"the gate's programmatic API (spec_protocols.gate.api) is not importable yet: {exc}")
+    return run_gate
+
+
+@pytest.mark.checkers
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "name", "protocol"), [("worker", "MyWorker", "SpecWorker"), ("draft", "MyDraft", "DraftWorker")])
+def test_skeleton_passes_the_gate_as_generated(kind: Any, name: str, protocol: str, tmp_path: Path) -> None:
+    run_gate = _run_gate()
+    path = write_skeleton(kind, name, tmp_path)
+    report = run_gate([str(path)])
+    checked = {(r.check.target.rsplit(".", 1)[-1], r.check.protocol): r for r in report.results}
+    assert (name, protocol) in checked, sorted(checked)
+    failing = [r for r in report.results if r.verdict.value != "pass"]
+    assert not failing, failing
