@@ -1,8 +1,7 @@
 import enum
-from typing import Final, Literal
+from typing import Final, Literal, TypeAlias
 
 from _typeshed import Incomplete
-from typing_extensions import TypeAlias
 
 class _DefaultLoadGroup(enum.Enum):
     DEFAULT = 1
