@@ -1,0 +1,215 @@
+"""The ``spec_protocols`` pytest plugin: ``assert_conforms`` and ``--spec-protocols-gate`` items.
+
+Each test runs pytest on a small generated test suite (``pytester``). The gate
+item tests replace ``spec_protocols.gate.api.run_gate`` with a fake returning a
+fixed report, so they check the plugin, not the checkers; one ``checkers`` test
+runs the real gate.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from spec_protocols import pytest_plugin
+from spec_protocols.gate.model import CHECKER_NAMES
+
+pytest_plugins = ["pytester"]
+
+_BROKEN = """
+    from spec_protocols import SpecWorkerBase
+
+    class Broken:
+        def forward_batch_generation(self, batch, on_publish):  # on_publish lacks a default
+            ...
+
+    class Good(SpecWorkerBase):
+        def forward_batch_generation(self, batch, /, *, on_publish=None):
+            ...
+"""
+
+
+def test_assert_conforms_lists_every_problem(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_it=_BROKEN
+        + """
+    from spec_protocols.pytest_plugin import assert_conforms
+
+    def test_broken():
+        assert_conforms(Broken, "SpecWorker")
+    """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "test_it.Broken does not conform to SpecWorker" in output
+    # Several distinct problems, each on its own line with member and kind.
+    for member in ("target_worker [missing]", "clear_cache_pool [missing]", "note_request_finished [missing]",
+                   "forward_batch_generation [signature]"):
+        assert f"- {member}" in output, member
+
+
+def test_assert_conforms_fixture_and_protocol_class(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_it=_BROKEN
+        + """
+    from spec_protocols import SpecWorker
+
+    def test_good(assert_conforms):
+        assert_conforms(Good, SpecWorker)
+
+    def test_good_instance(assert_conforms):
+        assert_conforms(Good.__new__(Good), "SpecWorker")
+
+    def test_broken(assert_conforms):
+        assert_conforms(Broken, SpecWorker)
+    """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*test_broken*", "*does not conform to SpecWorker*"])
+
+
+def test_assert_conforms_rejects_an_unknown_protocol_name() -> None:
+    with pytest.raises(ValueError, match="unknown protocol 'Worker'; choose from SpecWorker"):
+        pytest_plugin.assert_conforms(object, "Worker")
+
+
+def test_plugin_checker_names_match_the_gate() -> None:
+    assert pytest_plugin._CHECKERS == CHECKER_NAMES  # pyright: ignore[reportPrivateUsage]
+
+
+def test_loading_the_plugin_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, spec_protocols.pytest_plugin; "
+        "print(sorted(m for m in ('sglang', 'torch', 'mypy', 'spec_protocols.gate.api') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# -- --spec-protocols-gate ----------------------------------------------------
+
+# A conftest that replaces run_gate with a fake: one passing and one failing
+# result, recording the arguments it was called with.
+_FAKE_GATE = """
+    import json, os
+    from pathlib import Path
+    import spec_protocols.gate.api as api
+    from spec_protocols.gate.model import Check, GateError, GateReport, Problem, Result, Verdict
+
+    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True):
+        Path("calls.json").write_text(json.dumps(
+            {"targets": list(targets), "checkers": list(checkers), "baseline": str(baseline) if baseline else None}))
+        if "missing" in targets:
+            raise GateError("no such target: missing")
+        ok = Result(Check("pkg.mod.GoodWorker", "SpecWorker"), Verdict.PASS,
+                    {"runtime": Verdict.PASS, "pyright": Verdict.PASS}, ())
+        bad = Result(Check("pkg.mod.BadWorker", "SpecWorker"), Verdict.FAIL,
+                     {"runtime": Verdict.FAIL, "pyright": Verdict.FAIL},
+                     (Problem("runtime", "clear_cache_pool", "missing member", "pkg/mod.py", 12),
+                      Problem("pyright", "forward_batch_generation", "parameter on_publish is missing")))
+        return GateReport(results=(ok, bad), checkers=tuple(checkers), timings={})
+
+    api.run_gate = fake_run_gate
+"""
+
+
+def _calls(pytester: pytest.Pytester) -> dict[str, object]:
+    import json
+
+    return dict(json.loads((pytester.path / "calls.json").read_text()))
+
+
+def test_gate_option_adds_one_item_per_result(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v", "--spec-protocols-gate", "pkg", "--spec-protocols-gate", "other.py")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*spec-protocols-gate::pkg.mod.GoodWorker?SpecWorker? PASSED*",
+            "*spec-protocols-gate::pkg.mod.BadWorker?SpecWorker? FAILED*",
+        ]
+    )
+    # The failure lists every problem with its checker, member and location.
+    result.stdout.fnmatch_lines(
+        [
+            "*pkg.mod.BadWorker vs SpecWorker: fail (runtime: fail, pyright: fail)",
+            "*- [[]runtime[]] clear_cache_pool: missing member (pkg/mod.py:12)",
+            "*- [[]pyright[]] forward_batch_generation: parameter on_publish is missing",
+        ]
+    )
+    assert _calls(pytester) == {"targets": ["pkg", "other.py"], "checkers": list(CHECKER_NAMES), "baseline": None}
+
+
+def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider",
+        "--spec-protocols-gate", "pkg",
+        "--spec-protocols-checker", "pyright",
+        "--spec-protocols-checker", "runtime",
+        "--spec-protocols-baseline", "known.json",
+        "-k", "GoodWorker",
+    )
+    result.assert_outcomes(passed=1, deselected=1)
+    calls = _calls(pytester)
+    assert calls["checkers"] == ["pyright", "runtime"]
+    assert calls["baseline"] == "known.json"
+
+
+def test_gate_error_is_one_failing_item(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--spec-protocols-gate", "missing")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*spec-protocols gate: no such target: missing*"])
+
+
+def test_without_the_option_no_gate_runs(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    pytester.makepyfile(test_it="def test_x(): pass")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "calls.json").exists()
+
+
+def test_gate_items_in_junit_xml(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    pytester.runpytest("-p", "no:cacheprovider", "--spec-protocols-gate", "pkg", "--junitxml", "out.xml")
+    xml = (pytester.path / "out.xml").read_text()
+    assert xml.count("<testcase ") == 2
+    assert 'name="pkg.mod.BadWorker[SpecWorker]"' in xml
+    assert "clear_cache_pool: missing member" in xml
+
+
+@pytest.mark.checkers
+def test_real_gate_over_a_generated_skeleton(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    try:
+        import spec_protocols.gate.api  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    except ImportError as exc:
+        pytest.skip(f"the gate's programmatic API (spec_protocols.gate.api) is not importable yet: {exc}")
+    from spec_protocols.gate.scaffold import write_skeleton
+
+    good = write_skeleton("worker", "GoodWorker", tmp_path)
+    bad = tmp_path / "bad_worker.py"
+    bad.write_text(
+        textwrap.dedent(
+            """
+            from spec_protocols import SpecWorkerBase
+
+            class BadWorker(SpecWorkerBase):
+                def forward_batch_generation(self, batch: object) -> None:
+                    return None
+            """
+        )
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--spec-protocols-gate", str(good), "--spec-protocols-gate", str(bad),
+        "--spec-protocols-checker", "runtime",
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*BadWorker vs SpecWorker: fail*", "*forward_batch_generation*"])
