@@ -31,7 +31,10 @@ Decisions, each one deliberate:
 
 from __future__ import annotations
 
+import functools
 import inspect
+import re
+import sys
 import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -173,6 +176,12 @@ def _shape_of(value: object) -> _Found:
         # functools.cached_property is not a data descriptor; other data
         # descriptors (attrs fields, custom ones) read like properties.
         return _Found("property")
+    if issubclass(type(value), functools.partial):
+        # Bound on access (like a function) only from Python 3.14; 3.13 adds
+        # a __get__ that warns and returns the partial unchanged.
+        if sys.version_info >= (3, 14):
+            return _Found("method", value, bound=True)
+        return _Found("attribute", value)
     if type(value).__name__ == "cached_property" and hasattr(type(value), "__get__"):
         # functools.cached_property: read like a property, not a data descriptor.
         return _Found("property")
@@ -376,8 +385,14 @@ def _member_problems(
         # A class against a callable protocol: the class itself is the
         # callable, and calling it runs its constructor.
         found: _Found | None = _Found("method", target, bound=False)
+    elif name == "__call__" and issubclass(type(target), _PLAIN_CALLABLES):
+        # A function (or partial, bound method) given as the factory itself.
+        found = _Found("method", target, bound=False)
     elif name == "__call__":
-        found = None if _lookup(cls, _MISSING, name) is None else _Found("method", target, bound=False)
+        # Any other instance: its class's __call__, read statically. Never
+        # inspect.signature(instance), which reads instance.__signature__ and
+        # so would run the instance's __getattr__.
+        found = _lookup(cls, _MISSING, name)
     else:
         found = _lookup(cls, instance, name)
 
@@ -404,6 +419,21 @@ def _member_problems(
         yield Problem(name, "kind", "is a read-only property, but the protocol has a settable data attribute")
 
 
+_PLAIN_CALLABLES = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    functools.partial,
+)
+
+# Object addresses in error messages differ from run to run; results must not.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _exception_words(exc: BaseException) -> str:
+    return _ADDRESS.sub("", f"{type(exc).__name__}: {exc}")
+
+
 def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[Problem]:
     proto_async = _is_async(wanted.func)
     impl_async = _is_async(found.func)
@@ -417,7 +447,7 @@ def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[Pro
     try:
         impl_sig = _signature(found.func, bound=found.bound)
     except Exception as exc:  # C callables, odd __signature__: report, never crash
-        yield Problem(name, "unverifiable", f"signature cannot be read ({type(exc).__name__}: {exc})")
+        yield Problem(name, "unverifiable", f"signature cannot be read ({_exception_words(exc)})")
         return
     for message in _signature_problems(proto_sig, impl_sig):
         yield Problem(name, "signature", message)
@@ -456,7 +486,7 @@ def verify_conformance(obj_or_cls: object, protocol: type | Any) -> ConformanceR
         try:
             problems.extend(_member_problems(cls, instance, name, wanted, obj_or_cls))
         except Exception as exc:  # a shape nobody anticipated: report it, never crash
-            problems.append(Problem(name, "unverifiable", f"could not be inspected ({type(exc).__name__}: {exc})"))
+            problems.append(Problem(name, "unverifiable", f"could not be inspected ({_exception_words(exc)})"))
     return ConformanceResult(
         target=describe_target(obj_or_cls),
         protocol=_describe_protocol(proto_cls),

@@ -465,3 +465,29 @@ def test_draft_worker_protocol_rejects_a_target_style_init_cuda_graphs() -> None
     result = verify_conformance(Draft, DraftWorker)
     assert kinds(result) == [("init_cuda_graphs", "signature")]
     assert "'capture_decode_cuda_graph'" in result.problems[0].message
+
+
+def test_callable_instance_is_checked_by_its_class_call_without_getattr() -> None:
+    class Factory:
+        def __call__(self, *, server_args: Any, gpu_id: int, nccl_port: int, is_draft_worker: bool,
+                     random_seed: Any, load_group: Any, context_length: Any, draft_attention_backend: Any) -> Any: ...
+
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"__getattr__({name!r}) must not run")
+
+    class NotCallable:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"__getattr__({name!r}) must not run")
+
+    assert verify_conformance(Factory(), DraftWorkerFactory).ok
+    assert kinds(verify_conformance(NotCallable(), DraftWorkerFactory)) == [("__call__", "missing")]
+
+
+def test_a_factory_function_is_checked_by_its_own_signature() -> None:
+    def factory(*, server_args: Any, gpu_id: int, nccl_port: int, **rest: Any) -> Any: ...
+
+    def too_narrow(*, server_args: Any) -> Any: ...
+
+    assert verify_conformance(factory, DraftWorkerFactory).ok
+    assert verify_conformance(factory, DraftWorkerFactory).target.endswith("factory")
+    assert len(verify_conformance(too_narrow, DraftWorkerFactory).problems) == 7
