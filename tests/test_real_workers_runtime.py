@@ -5,7 +5,8 @@ class to ``DraftWorker``; the capability protocols record the two known
 differences (see SGLANG_FACTS.md): NGRAM takes no ``grammar_barrier``, and
 Uno and frozen-KV MTP take no ``pp_proxy_tensors``. ``ngram_worker`` needs
 libcuda and ``uno_worker_v2`` needs flashinfer: those cases skip with the
-import error as their reason.
+import error as their reason, and their two capability facts are checked on a
+class rebuilt from the ``forward_batch_generation`` in sglang's source instead.
 """
 
 from __future__ import annotations
@@ -96,3 +97,50 @@ def test_getattr_workers_are_not_conforming_by_getattr() -> None:
     stripped = type("Stripped", (cls,), {"forward_batch_generation": None})
     result = verify_conformance(stripped, SpecWorker)
     assert [(p.member, p.kind) for p in result.problems] == [("forward_batch_generation", "kind")]
+
+
+def _method_from_source(module: str, class_name: str, method: str) -> type:
+    """A class holding only ``method``, rebuilt from sglang's source without importing it.
+
+    For the workers that cannot be imported here (NGRAM needs libcuda, Uno
+    needs flashinfer): parameter kinds, names and which have defaults are what
+    the capability protocols check; annotations and default values are not.
+    """
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("sglang")
+    if spec is None or spec.origin is None:
+        pytest.skip("sglang is not installed")
+    path = Path(spec.origin).parent / "srt" / "speculative" / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == method:
+                    args = item.args
+                    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                        arg.annotation = None
+                    for extra in (args.vararg, args.kwarg):
+                        if extra is not None:
+                            extra.annotation = None
+                    args.defaults = [ast.Constant(None) for _ in args.defaults]
+                    args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
+                    stub = ast.FunctionDef(name=method, args=args, body=[ast.Pass()], decorator_list=[], returns=None,
+                                           type_params=[])
+                    namespace: dict[str, object] = {}
+                    code = ast.unparse(ast.fix_missing_locations(ast.Module(body=[stub], type_ignores=[])))
+                    exec(code, namespace)
+                    return type(class_name, (), {method: namespace[method]})
+    raise AssertionError(f"{class_name}.{method} not found in {path}")
+
+
+@pytest.mark.parametrize("name", ["UnoWorkerV2", "NGRAMWorker"])
+def test_capabilities_of_unimportable_workers_from_source(name: str) -> None:
+    module, grammar, pp = SPEC_WORKERS[name]
+    cls = _method_from_source(module, name, "forward_batch_generation")
+    assert verify_conformance(cls, SupportsGrammarOverlap).ok is grammar
+    assert verify_conformance(cls, SupportsPipelineProxy).ok is pp
+    # and the base protocol's form of the call is accepted by both
+    assert [p for p in verify_conformance(cls, SpecWorker).problems if p.member == "forward_batch_generation"] == []
