@@ -136,3 +136,65 @@ def test_the_gate_passes_the_example() -> None:
     ]
     failing = {f"{r.check.target}[{r.check.protocol}]": [p.message for p in r.problems] for r in report.results if not r.verdict.value == "pass"}
     assert not failing, failing
+
+
+# -- adoption: the pre-commit hooks (.pre-commit-hooks.yaml) -------------------
+
+HOOKS_FILE = EXAMPLE.parent.parent / ".pre-commit-hooks.yaml"
+
+
+def _hooks() -> dict[str, dict[str, Any]]:
+    yaml = pytest.importorskip("yaml", reason="PyYAML is needed to read .pre-commit-hooks.yaml")
+    return {hook["id"]: hook for hook in yaml.safe_load(HOOKS_FILE.read_text())}
+
+
+def test_pre_commit_hooks_declare_the_gate() -> None:
+    hooks = _hooks()
+    assert set(hooks) == {"spec-protocols", "spec-protocols-files"}
+    for hook in hooks.values():
+        assert hook["entry"] == "spec-protocols check"
+        assert hook["language"] == "python"
+        assert hook["types"] == ["python"]
+    assert hooks["spec-protocols"]["pass_filenames"] is False
+    assert hooks["spec-protocols-files"]["pass_filenames"] is True
+
+
+def _run_hook(hook: dict[str, Any], args: list[str], files: list[str]) -> subprocess.CompletedProcess[str]:
+    # What pre-commit runs: entry + args (+ the staged files when pass_filenames).
+    entry = str(hook["entry"]).split()
+    executable = Path(sys.executable).parent / entry[0]
+    argv = [str(executable), *entry[1:], *args, *(files if hook["pass_filenames"] else [])]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.checkers
+def test_files_hook_checks_the_changed_files(tmp_path: Path) -> None:
+    from spec_protocols.gate.scaffold import write_skeleton
+
+    good = write_skeleton("worker", "GoodWorker", tmp_path)
+    bad = tmp_path / "bad_worker.py"
+    bad.write_text(
+        "from spec_protocols import SpecWorkerBase\n\n"
+        "class BadWorker(SpecWorkerBase):\n"
+        "    def forward_batch_generation(self, batch: object) -> None:\n"
+        "        return None\n"
+    )
+    hook = _hooks()["spec-protocols-files"]
+    passed = _run_hook(hook, ["--checker", "runtime"], [str(good)])
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    failed = _run_hook(hook, ["--checker", "runtime"], [str(good), str(bad)])
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "BadWorker" in failed.stdout
+    # The whole-gate hook ignores the file list and checks what args name.
+    whole = _run_hook(_hooks()["spec-protocols"], ["--checker", "runtime", str(good)], [str(bad)])
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+
+
+def test_ci_guide_documents_every_output_format_and_exit_status() -> None:
+    from spec_protocols.gate.reports import FORMATS
+
+    guide = (EXAMPLE.parent.parent / "docs" / "ci.md").read_text()
+    for fmt in FORMATS:
+        assert f"| `{fmt}` |" in guide, fmt
+    for status in ("| 0 |", "| 1 |", "| 2 |"):
+        assert status in guide

@@ -213,3 +213,13 @@ def test_real_gate_over_a_generated_skeleton(pytester: pytest.Pytester, tmp_path
     )
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*BadWorker vs SpecWorker: fail*", "*forward_batch_generation*"])
+
+
+def test_ci_guide_documents_every_plugin_option(pytester: pytest.Pytester) -> None:
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text()
+    help_text = pytester.runpytest("-p", "no:cacheprovider", "--help").stdout.str()
+    options = {word.split("=")[0] for word in help_text.split() if word.startswith("--spec-protocols-")}
+    assert options == {"--spec-protocols-gate", "--spec-protocols-checker", "--spec-protocols-baseline"}
+    for option in options:
+        assert option in guide, option
+    assert "assert_conforms" in guide
