@@ -184,9 +184,9 @@ def build_draft_tp_worker(
     nccl_port: int,
     target_model_config: ModelConfig,
     algo_label: str,
-    attention_backend_override: str | None = None,
+    attention_backend_override: str | None = _NOT_GIVEN,
     draft_worker_cls: DraftWorkerFactory[Any] = _NOT_GIVEN,
-    random_seed: int | None = None,
+    random_seed: int | None = _NOT_GIVEN,
     load_group: LoadGroup = _NOT_GIVEN,
 ) -> TypedDraftWorkerBundle[Any]:
     """Build a draft worker with sglang's ``build_draft_tp_worker``, typed by the injected class.
@@ -198,8 +198,9 @@ def build_draft_tp_worker(
     ``TypedDraftWorkerBundle[ThatClass]``.
 
     Then sglang's own function (``draft_worker_common.build_draft_tp_worker``)
-    is imported and called with exactly the arguments given, so sglang's
-    defaults (``TpModelWorker``, its default load group) apply to the rest.
+    is imported and called with exactly the arguments given: an optional
+    argument left out is not passed at all, so sglang's own defaults
+    (``TpModelWorker``, its default load group, ``None``) apply.
     """
     kwargs: dict[str, object] = {
         "server_args": server_args,
@@ -207,13 +208,16 @@ def build_draft_tp_worker(
         "nccl_port": nccl_port,
         "target_model_config": target_model_config,
         "algo_label": algo_label,
-        "attention_backend_override": attention_backend_override,
-        "random_seed": random_seed,
     }
     if draft_worker_cls is not _NOT_GIVEN:
-        kwargs["draft_worker_cls"] = validate_draft_worker_cls(draft_worker_cls)
-    if load_group is not _NOT_GIVEN:
-        kwargs["load_group"] = load_group
+        validate_draft_worker_cls(draft_worker_cls)
+    optional: dict[str, object] = {
+        "attention_backend_override": attention_backend_override,
+        "draft_worker_cls": draft_worker_cls,
+        "random_seed": random_seed,
+        "load_group": load_group,
+    }
+    kwargs.update((name, value) for name, value in optional.items() if value is not _NOT_GIVEN)
     # Deferred import: sglang (and torch) load only when a worker is built.
     # Typed through this function's own signature, not through sglang's.
     sglang_module: Any = importlib.import_module(_SGLANG_MODULE)

@@ -218,6 +218,10 @@ def _lookup(cls: type, instance: object, name: str) -> _Found | None:
         if isinstance(own, dict) and name in own:
             value = cast("dict[str, object]", own)[name]
             return _Found("attribute", value if callable(value) else None)
+        if class_hit is not None and class_hit.shape == "annotation":
+            # Declared on the class but never set on this instance: reading
+            # it would raise AttributeError, so for an instance it is missing.
+            return None
     return class_hit
 
 

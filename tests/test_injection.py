@@ -194,10 +194,8 @@ BASE = dict(server_args="sa", gpu_id=1, nccl_port=2, target_model_config="mc", a
 
 def test_build_forwards_only_the_arguments_given(fake_sglang: Recorder) -> None:
     bundle: Any = build_draft_tp_worker(**BASE)  # type: ignore[arg-type]
-    assert fake_sglang.calls == [dict(BASE, attention_backend_override=None, random_seed=None)]
-    # sglang's own defaults apply: neither draft_worker_cls nor load_group is passed.
-    assert "draft_worker_cls" not in fake_sglang.calls[0]
-    assert "load_group" not in fake_sglang.calls[0]
+    # sglang's own defaults apply: no optional argument is passed at all.
+    assert fake_sglang.calls == [BASE]
     assert bundle.draft_worker == "the bundle"
 
 
@@ -207,6 +205,11 @@ def test_build_passes_a_validated_class_and_the_rest(fake_sglang: Recorder) -> N
     assert fake_sglang.calls == [
         dict(BASE, draft_worker_cls=GoodDraft, random_seed=7, load_group="lg", attention_backend_override="triton")
     ]
+
+
+def test_build_passes_an_explicit_none(fake_sglang: Recorder) -> None:
+    build_draft_tp_worker(**BASE, random_seed=None, attention_backend_override=None)  # type: ignore[arg-type]
+    assert fake_sglang.calls == [dict(BASE, random_seed=None, attention_backend_override=None)]
 
 
 def test_build_rejects_a_bad_class_before_calling_sglang(fake_sglang: Recorder) -> None:

@@ -297,6 +297,21 @@ def test_instance_dict_counts_for_an_instance_not_for_the_class() -> None:
     ]
 
 
+def test_an_annotation_counts_for_a_class_but_not_for_an_instance_that_never_set_it() -> None:
+    class OnlyAnnotated:
+        counter: int
+        usage: int
+
+        def step(self, batch: object, /, *, on_publish: object = None) -> None: ...
+
+    assert verify_conformance(OnlyAnnotated, Step).ok
+    instance = OnlyAnnotated()
+    assert kinds(verify_conformance(instance, Step)) == [("usage", "missing"), ("counter", "missing")]
+    instance.usage = 1
+    instance.counter = 2
+    assert verify_conformance(instance, Step).ok
+
+
 def test_instance_dict_does_not_override_a_property() -> None:
     class Shadow(Good):
         def __init__(self) -> None:
