@@ -16,11 +16,22 @@ from sglang.srt.configs.model_config import ModelConfig
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.srt.server_args import ServerArgs
+from sglang.srt.speculative.draft_worker_common import DraftWorkerBundle
 from typing_extensions import assert_type
 
 from spec_protocols import TypedDraftWorkerBundle, build_draft_tp_worker
 
 TYPE_CHECKING_INVALID_USAGE: Final = TYPE_CHECKING
+
+
+def sglang_bundle_is_the_default_view(bundle: DraftWorkerBundle) -> None:
+    # What the wrapper returns at runtime is sglang's own bundle: it must
+    # satisfy the view for sglang's default class, and no narrower one.
+    view: TypedDraftWorkerBundle[TpModelWorker] = bundle
+    del view
+    if TYPE_CHECKING_INVALID_USAGE:
+        narrower: TypedDraftWorkerBundle[MyDraft] = bundle  # type: ignore[assignment]  # pyright: ignore[reportAssignmentType]
+        del narrower
 
 
 class MyDraft(TpModelWorker):
