@@ -262,8 +262,15 @@ def _signature(func: object, *, bound: bool) -> inspect.Signature:
     params = list(sig.parameters.values())
     if params and params[0].kind in _POSITIONAL:
         params = params[1:]
+    elif not params or params[0].kind is not inspect.Parameter.VAR_POSITIONAL:
+        # e.g. ``def draft():`` in a class body: every call on an instance fails.
+        raise _NoSelfError
     # A leading *args absorbs self and stays; nothing else can take it.
     return sig.replace(parameters=params)
+
+
+class _NoSelfError(Exception):
+    """A method with no parameter to receive the instance (or class)."""
 
 
 def _is_async(func: object) -> bool:
@@ -450,6 +457,11 @@ def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[Pro
     proto_sig = _signature(wanted.func, bound=wanted.bound)
     try:
         impl_sig = _signature(found.func, bound=found.bound)
+    except _NoSelfError:
+        yield Problem(
+            name, "signature", "has no parameter for self: a call on an instance passes one it cannot take"
+        )
+        return
     except Exception as exc:  # C callables, odd __signature__: report, never crash
         yield Problem(name, "unverifiable", f"signature cannot be read ({_exception_words(exc)})")
         return

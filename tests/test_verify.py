@@ -216,6 +216,15 @@ def test_positional_in_protocol_but_keyword_only_in_implementation() -> None:
     assert any("'batch' is passed positionally" in m for m in messages)
 
 
+def test_a_method_without_self_is_reported() -> None:
+    class NoSelf(Good):
+        def step() -> None: ...  # type: ignore[misc, override]
+
+    result = verify_conformance(NoSelf, Step)
+    assert kinds(result) == [("step", "signature")]
+    assert "no parameter for self" in result.problems[0].message
+
+
 def test_optional_in_protocol_must_be_optional_in_implementation() -> None:
     class RequiredPublish(Good):
         def step(self, batch: object, /, *, on_publish: object) -> None: ...  # type: ignore[override]
