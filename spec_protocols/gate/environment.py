@@ -24,6 +24,7 @@ valid between runs (it keys modules by path).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import sys
@@ -131,13 +132,24 @@ def _site_packages() -> list[Path]:
 
 
 def _installed(top_level: str) -> Path | None:
-    for entry in [*sys.path]:
-        if not entry:
-            continue
-        for candidate in (Path(entry) / top_level, Path(entry) / f"{top_level}.py"):
-            if candidate.exists():
-                return candidate
-    return None
+    """Where the import system would load top-level ``top_level`` from.
+
+    ``importlib.util.find_spec`` on a top-level name runs nothing. This package
+    itself is located by its own ``__file__``: a stray ``spec_protocols``
+    folder earlier on ``sys.path`` (left in site-packages by an old editable
+    install, say) must not be what the checkers read.
+    """
+    if top_level == "spec_protocols":
+        return _PACKAGE_DIR
+    try:
+        spec = importlib.util.find_spec(top_level)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin) if spec.origin else None
 
 
 def static_view() -> Path:
