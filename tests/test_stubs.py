@@ -1,0 +1,193 @@
+"""The sglang stubs: verified against the real sglang 0.5.23, and usable once installed.
+
+* stubtest compares every stubbed name with the runtime module (this needs
+  sglang importable: torch plus requirements/sglang-cpu.txt).
+* ``pip install ./stubs`` must give a ``sglang-stubs`` package that plain
+  mypy and plain pyright (no configuration) pick up and that gives precise
+  types.
+* Modules the stubs do not cover must still resolve to the installed sglang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests._sglang import import_sglang
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+STUBS = REPO_ROOT / "stubs"
+ALLOWLIST = STUBS / "@tests" / "stubtest_allowlist.txt"
+
+# The stubbed modules, as stubtest takes them: a package, not its submodules
+# (stubtest walks those itself; listing both makes mypy see them twice).
+STUBBED_MODULES = [
+    "sglang.srt.configs.draft_parallel",
+    "sglang.srt.configs.load_config",
+    "sglang.srt.configs.model_config",
+    "sglang.srt.managers.schedule_batch",
+    "sglang.srt.managers.tp_worker",
+    "sglang.srt.managers.utils",
+    "sglang.srt.mem_cache.allocator",
+    "sglang.srt.mem_cache.memory_pool",
+    "sglang.srt.model_executor.forward_batch_info",
+    "sglang.srt.model_executor.model_runner",
+    "sglang.srt.model_executor.pool_configurator",
+    "sglang.srt.server_args",
+    "sglang.srt.speculative.base_spec_worker",
+    "sglang.srt.speculative.draft_worker_common",
+]
+
+
+def test_every_stub_module_is_verified() -> None:
+    # A stub file added without joining the stubtest run would go unverified.
+    on_disk = set()
+    for pyi in (STUBS / "sglang").rglob("*.pyi"):
+        parts = pyi.relative_to(STUBS).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        on_disk.add(".".join(parts))
+    covered = {m for m in on_disk if any(m == s or m.startswith(s + ".") for s in STUBBED_MODULES)}
+    # Package __init__ stubs exist only so that mypy resolves the stubs (see
+    # stubs/README.md); they declare nothing of sglang's.
+    packages = {m for m in on_disk - covered if (STUBS / Path(*m.split("."))).is_dir()}
+    assert on_disk - covered - packages == set()
+
+
+def test_py_typed_marks_the_stubs_partial() -> None:
+    assert (STUBS / "sglang" / "py.typed").read_text() == "partial\n"
+
+
+@pytest.mark.sglang_runtime
+@pytest.mark.checkers
+@pytest.mark.slow
+def test_stubtest_finds_no_unexplained_difference() -> None:
+    for module in STUBBED_MODULES:
+        import_sglang(module)  # skips, naming the import error, where sglang cannot be imported
+    env = {**os.environ, "MYPYPATH": str(STUBS)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "--ignore-missing-stub", "--allowlist", str(ALLOWLIST),
+         *STUBBED_MODULES],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    output = proc.stdout + proc.stderr
+    # Unused allowlist entries are errors too (stubtest's default), so the
+    # allowlist cannot keep excusing a difference that has gone away.
+    assert proc.returncode == 0, output
+    assert "Success: no issues found" in output, output
+
+
+USER_CODE = '''
+from typing_extensions import assert_type, reveal_type
+
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.pool_configurator import MemoryPoolConfig
+from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+
+
+def use(worker: TpModelWorker, spec: BaseSpecWorker, config: MemoryPoolConfig) -> None:
+    reveal_type(TpModelWorker.init_cuda_graphs)
+    reveal_type(BaseSpecWorker.alloc_memory_pool)
+    assert_type(worker.init_cuda_graphs(capture_decode_cuda_graph=False), None)
+    assert_type(worker.weight_load_time, float)
+    spec.alloc_memory_pool(memory_pool_config=config)
+'''
+
+
+@pytest.fixture(scope="module")
+def installed_stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``pip install ./stubs`` into a throwaway --target folder; returns that folder."""
+    target = tmp_path_factory.mktemp("site")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
+         "--target", str(target), str(STUBS)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return target
+
+
+def test_the_wheel_installs_the_stub_only_package(installed_stubs: Path) -> None:
+    package = installed_stubs / "sglang-stubs"
+    assert (package / "py.typed").read_text() == "partial\n"
+    assert (package / "srt" / "managers" / "tp_worker.pyi").is_file()
+    assert not (installed_stubs / "sglang").exists(), "the stubs must not install as a runtime package"
+
+
+@pytest.fixture
+def user_project(tmp_path: Path) -> Path:
+    """A folder with one user file and no checker configuration at all."""
+    (tmp_path / "user.py").write_text(textwrap.dedent(USER_CODE))
+    return tmp_path
+
+
+@pytest.mark.checkers
+def test_plain_mypy_uses_the_installed_stubs(installed_stubs: Path, user_project: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(installed_stubs)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--strict", "user.py"],
+        cwd=user_project, env=env, capture_output=True, text=True, timeout=600,
+    )
+    output = proc.stdout + proc.stderr
+    # Without the stubs mypy reports import-untyped for every sglang import.
+    assert proc.returncode == 0, output
+    assert "capture_decode_cuda_graph: bool =" in output, output
+    assert "memory_pool_config: sglang.srt.model_executor.pool_configurator.MemoryPoolConfig | None =" in output, output
+
+
+@pytest.mark.checkers
+def test_plain_pyright_uses_the_installed_stubs(installed_stubs: Path, user_project: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(installed_stubs)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable, "user.py"],
+        cwd=user_project, env=env, capture_output=True, text=True, timeout=600,
+    )
+    report = json.loads(proc.stdout)
+    diagnostics = report["generalDiagnostics"]
+    errors = [d["message"] for d in diagnostics if d["severity"] == "error"]
+    revealed = [d["message"] for d in diagnostics if d["severity"] == "information"]
+    assert errors == [], errors
+    assert any("capture_decode_cuda_graph: bool = True" in m for m in revealed), revealed
+    # sglang's source leaves these parameters unannotated; only the stub types them.
+    assert any("memory_pool_config: MemoryPoolConfig | None = None" in m for m in revealed), revealed
+
+
+FALLBACK_CODE = '''
+from typing_extensions import reveal_type
+
+from sglang.srt.configs.device_config import DeviceConfig
+from sglang.srt.managers.tp_worker import TpModelWorker
+
+reveal_type(DeviceConfig)
+reveal_type(TpModelWorker.get_worker_info)
+'''
+
+
+@pytest.mark.checkers
+@pytest.mark.slow
+def test_unstubbed_modules_resolve_to_the_installed_sglang(tmp_path: Path) -> None:
+    # sglang.srt.configs has a stub __init__.pyi (see stubs/README.md), yet its
+    # unstubbed submodule device_config must come from sglang's source, while
+    # tp_worker still comes from the stub (get_worker_info is a tuple there).
+    (tmp_path / "user.py").write_text(textwrap.dedent(FALLBACK_CODE))
+    (tmp_path / "mypy.ini").write_text(
+        f"[mypy]\nmypy_path = {STUBS}\nfollow_untyped_imports = True\nfollow_imports = silent\n"
+    )
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"stubPath": str(STUBS)}))
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "user.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    assert "sglang.srt.configs.device_config.DeviceConfig" in mypy.stdout, mypy.stdout
+    assert "TpModelWorker) -> tuple[Any, ...]" in mypy.stdout, mypy.stdout
+
+    pyright = subprocess.run([sys.executable, "-m", "pyright", "--pythonpath", sys.executable, "user.py"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert pyright.returncode == 0, pyright.stdout
+    assert 'Type of "DeviceConfig" is "type[DeviceConfig]"' in pyright.stdout, pyright.stdout
+    assert "tuple[Incomplete, ...]" in pyright.stdout or "tuple[Any, ...]" in pyright.stdout, pyright.stdout
