@@ -110,7 +110,7 @@ _Shape = Literal["method", "property", "readonly-property", "attribute", "annota
 
 _SHAPE_WORDS: dict[_Shape, str] = {
     "method": "a method",
-    "property": "a property",
+    "property": "a settable property",
     "readonly-property": "a read-only property",
     "attribute": "a data attribute",
     "annotation": "an annotated attribute (no value)",
@@ -426,8 +426,9 @@ def _member_problems(
         yield Problem(
             name, "kind", f"is a method, but the protocol has {_SHAPE_WORDS[wanted.shape]} (read without calling it)"
         )
-    elif wanted.shape == "attribute" and found.shape == "readonly-property":
-        yield Problem(name, "kind", "is a read-only property, but the protocol has a settable data attribute")
+    elif wanted.shape in ("attribute", "property") and found.shape == "readonly-property":
+        # Callers may assign it; a property without a setter raises on that.
+        yield Problem(name, "kind", f"is a read-only property, but the protocol has {_SHAPE_WORDS[wanted.shape]} that callers may set")
 
 
 _PLAIN_CALLABLES = (

@@ -161,7 +161,27 @@ def test_read_only_property_where_the_protocol_has_a_settable_attribute() -> Non
 
     result = verify_conformance(CounterIsReadOnly, Step)
     assert kinds(result) == [("counter", "kind")]
-    assert "settable" in result.problems[0].message
+    assert "callers may set" in result.problems[0].message
+
+
+def test_read_only_property_where_the_protocol_has_a_settable_property() -> None:
+    class Settable(Protocol):
+        @property
+        def budget(self) -> int: ...
+
+        @budget.setter
+        def budget(self, value: int) -> None: ...
+
+    class ReadOnly:
+        @property
+        def budget(self) -> int:
+            return 0
+
+    class Plain:
+        budget = 0
+
+    assert kinds(verify_conformance(ReadOnly, Settable)) == [("budget", "kind")]
+    assert verify_conformance(Plain, Settable).ok
 
 
 def test_extra_required_positional_argument() -> None:
