@@ -440,3 +440,10 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
         "forward_batch_generation": "managers/scheduler.py:4816,4829 (pp_proxy_tensors=)",
     },
 }
+
+
+# isinstance() on these protocols answers per class, from a cache; see
+# spec_protocols/_isinstance_cache.py for what it keys on and when it resets.
+from spec_protocols._isinstance_cache import install_isinstance_cache  # noqa: E402 - needs the classes above
+
+install_isinstance_cache(DraftWorker, SpecWorker, SupportsGrammarOverlap, SupportsPipelineProxy)

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from spec_protocols.gate.checkers.base import StaticRun
@@ -29,9 +29,9 @@ REFERENCE_TARGET = "spec_protocols.reference"
 
 def default_targets() -> list[str]:
     """The embedded default: the installed sglang's speculative package, else the reference workers."""
-    from spec_protocols.gate.discovery import _search_path, find_module_file
+    from spec_protocols.gate.discovery import find_module_file, search_path
 
-    if find_module_file(DEFAULT_TARGET, _search_path()) is not None:
+    if find_module_file(DEFAULT_TARGET, search_path()) is not None:
         return [DEFAULT_TARGET]
     return [REFERENCE_TARGET]
 
@@ -82,7 +82,7 @@ def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> li
     static = [c for c in chosen if c != "runtime"]
     workdir: Path | None = None
     try:
-        jobs = []
+        jobs: list[Future[CheckerOutcome]] = []
         with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
             if static:
                 check_no_installed_stubs(found.source_modules)

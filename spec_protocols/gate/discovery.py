@@ -39,6 +39,7 @@ from spec_protocols.gate.model import (
 
 __all__ = [
     "DRAFT_ROOTS",
+    "search_path",
     "SPEC_ROOTS",
     "discover",
     "find_module_file",
@@ -68,7 +69,7 @@ _INJECTION_NAME = "draft_worker_cls"
 _MAX_DEPTH = 40
 
 
-def _search_path(extra: Sequence[Path] = ()) -> list[str]:
+def search_path(extra: Sequence[Path] = ()) -> list[str]:
     # The current directory first, as `python -m` would, then the interpreter's path.
     return [str(p) for p in extra] + [str(Path.cwd())] + [p for p in sys.path if p]
 
@@ -85,7 +86,7 @@ def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
-    for i, part in enumerate(parts):
+    for part in parts:
         if path is None:
             return None  # a plain module has no submodules
         # Only the last component is passed: PathFinder looks up the tail name
@@ -181,9 +182,10 @@ def resolve_target(spec: str) -> ResolvedTarget:
 
     if not all(part.isidentifier() for part in module_part.split(".")):
         raise GateError(f"{spec}: not a module name, module:Class, or existing path")
-    file = find_module_file(module_part, _search_path())
-    if file is None:
+    found = find_module_file(module_part, search_path())
+    if found is None:
         raise GateError(f"{spec}: no module named {module_part!r} on the import path")
+    file = found
     # The directory the top-level package lives in: one level up per dotted part.
     depth = len(module_part.split(".")) - (0 if file.name == "__init__.py" or file.is_dir() else 1)
     root = file.parent
@@ -398,7 +400,7 @@ def _injections(module: _Module) -> Iterator[tuple[ast.expr, int]]:
 def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
     """Find the classes to check in ``targets``; raise GateError if there are none."""
     roots = [t.search_root for t in targets]
-    index = _Index(_search_path(roots))
+    index = _Index(search_path(roots))
     target_modules: dict[str, _Module] = {}
     for target in targets:
         for name, file in target.modules.items():
@@ -406,7 +408,8 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
 
     picked: dict[str, set[ClassRole]] = {}
     sites: dict[str, list[str]] = {}
-    wanted = {(t.modules and next(iter(t.modules)), t.class_name) for t in targets if t.class_name}
+    # (module, class) pairs named as module:Class; such a target has one module.
+    wanted = {(next(iter(t.modules)), t.class_name) for t in targets if t.class_name and t.modules}
 
     for module in target_modules.values():
         for qual in module.classes:

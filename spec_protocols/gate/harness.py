@@ -142,8 +142,9 @@ def _unbound_signature(cls_name: str, member: ProtocolMember) -> str:
         keywords=[],
         body=[fn],
         decorator_list=[],
-        type_params=[],
     )
+    if "type_params" in ast.ClassDef._fields:  # Python 3.12+ unparses it
+        setattr(cls, "type_params", [])
     return ast.unparse(ast.fix_missing_locations(cls))
 
 

@@ -69,9 +69,12 @@ def interpret(
         # check (an import of spec_protocols failed, say): nothing is verified.
         first = min(untagged, key=lambda d: d.line)
         detail = f"{checker} could not check the harness (line {first.line}: {_first_line(first.message)})"
-        verdicts = {c: Verdict.UNVERIFIED for c in harness.checks}
-        problems = {c: (Problem(checker, None, detail),) for c in harness.checks}
-        return CheckerOutcome(checker, verdicts, problems, seconds)
+        return CheckerOutcome(
+            checker,
+            {c: Verdict.UNVERIFIED for c in harness.checks},
+            {c: (Problem(checker, None, detail),) for c in harness.checks},
+            seconds,
+        )
 
     tags_by_target: dict[str, list[tuple[int, LineTag]]] = {}
     for line, tag in harness.tags.items():
@@ -79,7 +82,7 @@ def interpret(
 
     verdicts: dict[Check, Verdict] = {}
     problems: dict[Check, tuple[Problem, ...]] = {}
-    for target, tagged in tags_by_target.items():
+    for tagged in tags_by_target.values():
         checks = sorted({t.check for _, t in tagged if t.check is not None})
         kinds = {t.kind: line for line, t in tagged if t.kind in (LineKind.IMPORT, LineKind.CANARY_CLASS, LineKind.CANARY_INSTANCE)}
         import_errors = by_line.get(kinds[LineKind.IMPORT], [])
