@@ -14,6 +14,7 @@ Importing this package imports neither torch nor sglang.
 from __future__ import annotations
 
 from spec_protocols._base import SpecWorkerBase, WorkerNotInitializedError
+from spec_protocols._isinstance_cache import clear_isinstance_cache
 from spec_protocols._injection import (
     DRAFT_WORKER_CTOR_KEYWORDS,
     TypedDraftWorkerBundle,
@@ -45,6 +46,7 @@ __all__ = [
     "TypedDraftWorkerBundle",
     "WorkerNotInitializedError",
     "build_draft_tp_worker",
+    "clear_isinstance_cache",
     "get_plan_stream",
     "validate_draft_worker_cls",
     "verify_conformance",
