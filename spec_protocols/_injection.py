@@ -117,17 +117,20 @@ def validate_draft_worker_cls(cls: _C) -> _C:
     """
     problems: list[str] = []
     notes: list[str] = []
-    if not isinstance(cls, type):
-        problems.append(f"not a class: got {cls!r} (a {type(cls).__qualname__}); pass the class itself")
+    # type()/issubclass() and describe_target(), never isinstance() or repr():
+    # both would run code of an arbitrary object (__class__, __repr__).
+    if not issubclass(type(cls), type):
+        problems.append(f"not a class: got {describe_target(cls)}; pass the class itself")
     else:
-        if inspect.isabstract(cls):
-            abstract = sorted(str(name) for name in getattr(cls, "__abstractmethods__", ()))
+        klass = cast(type, cls)
+        if inspect.isabstract(klass):
+            abstract = sorted(str(name) for name in getattr(klass, "__abstractmethods__", ()))
             problems.append(f"abstract class: it cannot be instantiated; implement {', '.join(abstract)}")
-        ctor = verify_conformance(cls, DraftWorkerFactory)
+        ctor = verify_conformance(klass, DraftWorkerFactory)
         problems.extend(f"constructor: {problem.message}" for problem in ctor.problems)
         if ctor.problems:
-            notes.append(f"the constructor is {cls.__qualname__}{_signature_words(cls)}")
-        instances = verify_conformance(cls, DraftWorker)
+            notes.append(f"the constructor is {describe_target(klass)}{_signature_words(klass)}")
+        instances = verify_conformance(klass, DraftWorker)
         problems.extend(f"instances would not satisfy DraftWorker: {problem}" for problem in instances.problems)
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"

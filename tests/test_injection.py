@@ -252,3 +252,16 @@ def test_sglang_draft_worker_common_accepts_these_keywords() -> None:
     assert tuple(k.arg for k in calls[0].keywords) == DRAFT_WORKER_CTOR_KEYWORDS
     params = list(inspect.signature(module.build_draft_tp_worker).parameters)
     assert params == list(inspect.signature(build_draft_tp_worker).parameters)
+
+
+def test_rejecting_a_non_class_runs_none_of_its_code() -> None:
+    class Hostile:
+        def __getattribute__(self, name: str) -> Any:
+            raise AssertionError(f"read {name!r}")
+
+        def __repr__(self) -> str:
+            raise AssertionError("repr")
+
+    message = rejection(Hostile())
+    assert "not a class: got" in message
+    assert "Hostile instance" in message
