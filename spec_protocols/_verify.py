@@ -225,7 +225,10 @@ def _lookup(cls: type, instance: object, name: str) -> _Found | None:
     return class_hit
 
 
-def _protocol_members(protocol: type) -> list[tuple[str, _Found]]:
+# Protocols are fixed once defined, so their side of the check is computed
+# once per protocol; the target's side is always read afresh.
+@functools.lru_cache(maxsize=64)
+def _protocol_members(protocol: type) -> tuple[tuple[str, _Found], ...]:
     """The protocol's members with their shapes, base protocols first, each in definition order."""
     members = get_protocol_members(protocol)
     ordered: dict[str, _Found] = {}
@@ -238,7 +241,7 @@ def _protocol_members(protocol: type) -> list[tuple[str, _Found]]:
                 ordered[name] = _protocol_shape(protocol, name)
     for name in sorted(members - ordered.keys()):
         ordered[name] = _protocol_shape(protocol, name)
-    return list(ordered.items())
+    return tuple(ordered.items())
 
 
 def _protocol_shape(protocol: type, name: str) -> _Found:
@@ -267,6 +270,11 @@ def _signature(func: object, *, bound: bool) -> inspect.Signature:
         raise _NoSelfError
     # A leading *args absorbs self and stays; nothing else can take it.
     return sig.replace(parameters=params)
+
+
+@functools.lru_cache(maxsize=256)
+def _protocol_signature(member: _Found) -> inspect.Signature:
+    return _signature(member.func, bound=member.bound)
 
 
 class _NoSelfError(Exception):
@@ -455,7 +463,7 @@ def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[Pro
         yield Problem(
             name, "async", "is async (returns a coroutine), but the protocol method is sync (callers never await it)"
         )
-    proto_sig = _signature(wanted.func, bound=wanted.bound)
+    proto_sig = _protocol_signature(wanted)
     try:
         impl_sig = _signature(found.func, bound=found.bound)
     except _NoSelfError:
