@@ -191,3 +191,24 @@ def test_unstubbed_modules_resolve_to_the_installed_sglang(tmp_path: Path) -> No
     assert pyright.returncode == 0, pyright.stdout
     assert 'Type of "DeviceConfig" is "type[DeviceConfig]"' in pyright.stdout, pyright.stdout
     assert "tuple[Incomplete, ...]" in pyright.stdout or "tuple[Any, ...]" in pyright.stdout, pyright.stdout
+
+
+@pytest.mark.checkers
+def test_the_stubs_themselves_pass_both_checkers_strictly(tmp_path: Path) -> None:
+    # Errors inside a stub are silenced for users of the installed package, so
+    # they are checked here: strict, with exact ignores only.
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores", "--enable-error-code",
+         "ignore-without-code", "--no-incremental", "-p", "sglang"],
+        cwd=tmp_path, env={**os.environ, "MYPYPATH": str(STUBS)}, capture_output=True, text=True, timeout=600,
+    )
+    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    config = {"stubPath": str(STUBS), "typeCheckingMode": "strict", "pythonVersion": "3.11",
+              "reportUnnecessaryTypeIgnoreComment": "error"}
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config))
+    pyright = subprocess.run(
+        [sys.executable, "-m", "pyright", "-p", str(tmp_path / "pyrightconfig.json"), "--pythonpath", sys.executable,
+         str(STUBS / "sglang")],
+        cwd=STUBS, capture_output=True, text=True, timeout=600,
+    )
+    assert pyright.returncode == 0, pyright.stdout + pyright.stderr

@@ -5,4 +5,4 @@
 # `from sglang import gen` etc. importable, typed Incomplete.
 from _typeshed import Incomplete
 
-def __getattr__(name: str) -> Incomplete: ...
+def __getattr__(name: str) -> Incomplete: ...  # pyright: ignore[reportIncompleteStub]  # deliberate, see above

@@ -2,4 +2,4 @@
 # re-exports. See sglang/__init__.pyi for why this file exists at all.
 from _typeshed import Incomplete
 
-def __getattr__(name: str) -> Incomplete: ...
+def __getattr__(name: str) -> Incomplete: ...  # pyright: ignore[reportIncompleteStub]  # deliberate, see above
