@@ -44,11 +44,6 @@ def gate_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(autouse=True)
 def _cache(monkeypatch: pytest.MonkeyPatch, gate_cache: Path) -> None:
     monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(gate_cache))
-    # Under the `pytest` console script sys.path[0] is the venv's bin/, which
-    # trips the gate bug pinned by test_console_script_pyright_sees_sglang;
-    # run in-process as `python -m spec_protocols.gate.cli` would.
-    bindir = Path(sys.executable).parent
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p or Path(p) != bindir])
 
 
 Run = Callable[..., tuple[int, str, str]]
@@ -354,13 +349,10 @@ def test_no_target_checks_installed_sglang(run: Run, monkeypatch: pytest.MonkeyP
 
 @pytest.mark.checkers
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="gate bug (environment._installed): run as the console script, sys.path[0] is the venv's bin/, "
-    "which holds sglang's own `sglang` script; static_view() links that file as site-packages/sglang, so "
-    "pyright cannot resolve sglang and reports every check unverified",
-)
 def test_console_script_pyright_sees_sglang(tmp_path: Path, gate_cache: Path) -> None:
+    """Regression (fixed in 25e10be): under the console script sys.path[0] is the
+    venv's bin/, which holds sglang's own `sglang` script; the static view once
+    linked that file as site-packages/sglang and pyright said unverified."""
     pytest.importorskip("sglang")
     script = Path(sys.executable).parent / "spec-protocols"
     if not script.exists() or not (Path(sys.executable).parent / "sglang").exists():
