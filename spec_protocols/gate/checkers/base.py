@@ -51,8 +51,17 @@ def run_command(name: str, argv: Sequence[str], *, cwd: Path, timeout: float) ->
         raise GateError(f"{name} exceeded --timeout {timeout:g}s") from None
 
 
-def _first_line(message: str) -> str:
-    return message.strip().splitlines()[0] if message.strip() else message
+def _summary(message: str) -> str:
+    """A checker's message in one line: its innermost line.
+
+    pyright nests the reason under a headline that names the harness's own
+    types ("Type ... is not assignable to declared type "_SpecWorker__..."",
+    then, indented, "Missing keyword parameter "extra""); the innermost line
+    is the one that tells the reader what to fix. mypy's messages are one line.
+    """
+    # pyright ends a long explanation with a bare "..." line: skip it.
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip() not in ("", "...")]
+    return lines[-1] if lines else message.strip()
 
 
 def interpret(
@@ -68,7 +77,7 @@ def interpret(
         # An error outside the tagged lines means the harness itself did not
         # check (an import of spec_protocols failed, say): nothing is verified.
         first = min(untagged, key=lambda d: d.line)
-        detail = f"{checker} could not check the harness (line {first.line}: {_first_line(first.message)})"
+        detail = f"{checker} could not check the harness (line {first.line}: {_summary(first.message)})"
         return CheckerOutcome(
             checker,
             {c: Verdict.UNVERIFIED for c in harness.checks},
@@ -90,7 +99,7 @@ def interpret(
         has_getattr = not by_line.get(kinds[LineKind.CANARY_INSTANCE])
         if import_errors or not class_canary_fired:
             why = (
-                f"{checker} could not import it: {_first_line(import_errors[0].message)}"
+                f"{checker} could not import it: {_summary(import_errors[0].message)}"
                 if import_errors
                 else f"{checker} sees this class as Any/Unknown (an untyped or unresolved import or base class), "
                 "so nothing about it can be verified"
@@ -106,7 +115,7 @@ def interpret(
                 if tag.check != check:
                     continue
                 for diag in by_line.get(line, []):
-                    message = _first_line(diag.message)
+                    message = _summary(diag.message)
                     if tag.kind is LineKind.MEMBER and tag.is_property:
                         # Class-object access to a property: authoritative only
                         # for a class with __getattr__ (otherwise the instance
