@@ -280,16 +280,9 @@ def test_hostile_file_name_in_a_directory_is_ignored(run: Run, tmp_path: Path) -
     assert not (plugin_dir / "HOSTILE_RAN").exists()
 
 
-_RUNTIME_HOSTILE_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="gate bug: with --checker runtime only, no harness is built, so nothing validates the module name "
-    "'x;import os'; runtime_probe imports the file (executing it) and the gate exits 0 instead of 2",
-)
-
-
 @pytest.mark.parametrize(
     "checkers",
-    [(), pytest.param(("--checker", "runtime"), marks=_RUNTIME_HOSTILE_BUG)],
+    [(), ("--checker", "runtime")],
     ids=["all-checkers", "runtime-only"],
 )
 def test_hostile_file_name_as_target_never_runs(run: Run, tmp_path: Path, checkers: tuple[str, ...]) -> None:

@@ -23,6 +23,7 @@ needed (a plugin's worker on sglang's ``EAGLEWorkerV2``).
 from __future__ import annotations
 
 import ast
+import keyword
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -142,7 +143,19 @@ def _module_name_for_file(file: Path) -> tuple[str, Path]:
         directory = directory.parent
     if not parts:
         raise GateError(f"{file}: cannot tell its module name")
-    return ".".join(parts), directory
+    name = ".".join(parts)
+    _require_module_name(name)
+    return name, directory
+
+
+def _require_module_name(name: str) -> None:
+    """Only names Python could import reach the checkers (and the runtime import).
+
+    Validated here, at the entrance, so that every checker -- the runtime one,
+    which imports, included -- only ever sees a dotted identifier.
+    """
+    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in name.split(".")):
+        raise GateError(f"{name!r} is not a valid module name; the gate only checks importable names")
 
 
 def resolve_target(spec: str) -> ResolvedTarget:
