@@ -1,4 +1,3 @@
-import msgspec
 from _typeshed import Incomplete
 
 from sglang.srt.configs.load_config import LoadGroup
@@ -7,12 +6,22 @@ from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.srt.server_args import ServerArgs
 
-class DraftWorkerBundle(msgspec.Struct, frozen=True):
-    draft_worker: TpModelWorker
-    draft_model_runner: ModelRunner
+# A frozen msgspec.Struct at runtime; a plain class here (see
+# configs/draft_parallel.pyi for why), with the same constructor and read-only
+# fields.
+class DraftWorkerBundle:
+    def __init__(
+        self, draft_worker: TpModelWorker, draft_model_runner: ModelRunner, draft_model: Incomplete, resolved_attention_backend: str
+    ) -> None: ...
+    @property
+    def draft_worker(self) -> TpModelWorker: ...
+    @property
+    def draft_model_runner(self) -> ModelRunner: ...
     # torch.nn.Module
-    draft_model: Incomplete
-    resolved_attention_backend: str
+    @property
+    def draft_model(self) -> Incomplete: ...
+    @property
+    def resolved_attention_backend(self) -> str: ...
 
 def resolve_draft_worker_attention_backend(*, algo_label: str | None = None) -> str: ...
 
