@@ -416,7 +416,12 @@ def _member_problems(
         found = _lookup(cls, instance, name)
 
     if found is None:
-        yield Problem(name, "missing", f"not defined (needed as {_SHAPE_WORDS[wanted.shape]}; __getattr__ does not count)")
+        message = f"not defined (needed as {_SHAPE_WORDS[wanted.shape]}; __getattr__ does not count)"
+        if instance is _MISSING and wanted.shape != "method":
+            # A class is checked through its namespaces: an attribute that only
+            # __init__ assigns cannot be seen there (mypy and pyright do see it).
+            message += f"; if __init__ sets it, declare it on the class too (e.g. '{name}: <type>')"
+        yield Problem(name, "missing", message)
         return
 
     if wanted.shape == "method":
