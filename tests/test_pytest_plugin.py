@@ -115,7 +115,13 @@ _FAKE_GATE = """
                       Problem("pyright", "forward_batch_generation", "parameter on_publish is missing")))
         return GateReport(results=(ok, bad), checkers=tuple(checkers), timings={})
 
+    # runpytest runs in this process: put the real run_gate back afterwards,
+    # or every later test in the session would get the fake.
+    _real_run_gate = api.run_gate
     api.run_gate = fake_run_gate
+
+    def pytest_unconfigure(config):
+        api.run_gate = _real_run_gate
 """
 
 
