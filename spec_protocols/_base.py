@@ -20,6 +20,12 @@ simpler than ``BaseSpecWorker``'s, and documented as such:
 KV, and :attr:`primary_draft_kv_pool` is ``None``. A worker that needs those
 should subclass sglang's ``BaseSpecWorker`` (which also satisfies
 :class:`SpecWorker`).
+
+sglang 0.5.23 itself still tests for its nominal base in two places, so a
+worker on this class misses them (docs/findings.md): the batch-result
+processor calls ``note_request_finished`` only on ``BaseSpecWorker``
+instances, and the scheduler's post-capture resize calls the private
+``_draft_model_runners()``.
 """
 
 from __future__ import annotations
