@@ -13,14 +13,11 @@ Importing this package imports neither torch nor sglang.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from spec_protocols._base import SpecWorkerBase, WorkerNotInitializedError
 from spec_protocols._isinstance_cache import clear_isinstance_cache
-from spec_protocols._injection import (
-    DRAFT_WORKER_CTOR_KEYWORDS,
-    TypedDraftWorkerBundle,
-    build_draft_tp_worker,
-    validate_draft_worker_cls,
-)
 from spec_protocols._protocols import (
     CALL_SITES,
     DraftWorker,
@@ -30,7 +27,15 @@ from spec_protocols._protocols import (
     SupportsPipelineProxy,
 )
 from spec_protocols._streams import get_plan_stream
-from spec_protocols._verify import ConformanceResult, Problem, verify_conformance
+
+if TYPE_CHECKING:
+    from spec_protocols._injection import (
+        DRAFT_WORKER_CTOR_KEYWORDS,
+        TypedDraftWorkerBundle,
+        build_draft_tp_worker,
+        validate_draft_worker_cls,
+    )
+    from spec_protocols._verify import ConformanceResult, Problem, verify_conformance
 
 __all__ = [
     "CALL_SITES",
@@ -53,3 +58,30 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# Runtime verification and injection need `inspect` (about half of this
+# package's import time), and neither is used on sglang's import path: they are
+# loaded on first use. Defined only outside TYPE_CHECKING, so that checkers do
+# not read a module __getattr__ as "any name exists" and still report typos.
+_LAZY = {
+    "DRAFT_WORKER_CTOR_KEYWORDS": "spec_protocols._injection",
+    "TypedDraftWorkerBundle": "spec_protocols._injection",
+    "build_draft_tp_worker": "spec_protocols._injection",
+    "validate_draft_worker_cls": "spec_protocols._injection",
+    "ConformanceResult": "spec_protocols._verify",
+    "Problem": "spec_protocols._verify",
+    "verify_conformance": "spec_protocols._verify",
+}
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'spec_protocols' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_LAZY})

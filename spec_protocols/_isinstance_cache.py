@@ -28,7 +28,7 @@ grow it without bound. The cached classes are kept alive until then.
 
 from __future__ import annotations
 
-import inspect
+import types
 from typing import Any, Final
 
 import typing_extensions
@@ -102,7 +102,7 @@ def install_isinstance_cache(*protocols: type) -> None:
     """Put the per-class cache behind ``isinstance`` for each runtime-checkable protocol."""
     for protocol in protocols:
         members = sorted(typing_extensions.get_protocol_members(protocol))
-        methods = tuple(m for m in members if inspect.isfunction(_on_class(protocol, m)))
+        methods = tuple(m for m in members if isinstance(_on_class(protocol, m), types.FunctionType))
         data = tuple(m for m in members if m not in methods)
         _MEMBERS[protocol] = (methods, data)
         cache: dict[type, bool] = {}
