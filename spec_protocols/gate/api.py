@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from spec_protocols.gate.checkers.base import StaticRun
-from spec_protocols.gate.discovery import discover, resolve_target
+from spec_protocols.gate.discovery import discover, find_module_file, imported_modules, resolve_target, search_path
 from spec_protocols.gate.environment import cache_dir, check_no_installed_stubs, stub_overlay
 from spec_protocols.gate.harness import build_harness
 from spec_protocols.gate.model import CHECKER_NAMES, CheckerOutcome, Discovery, GateError, GateReport
@@ -29,8 +29,6 @@ REFERENCE_TARGET = "spec_protocols.reference"
 
 def default_targets() -> list[str]:
     """The embedded default: the installed sglang's speculative package, else the reference workers."""
-    from spec_protocols.gate.discovery import find_module_file, search_path
-
     if find_module_file(DEFAULT_TARGET, search_path()) is not None:
         return [DEFAULT_TARGET]
     return [REFERENCE_TARGET]
@@ -78,6 +76,13 @@ def run_gate(
     return GateReport(report.results, report.checkers, dict(timings))
 
 
+def _skippable(found: Discovery) -> list[str]:
+    """The sglang modules that the code under check imports and no check reads."""
+    names = [n for n in imported_modules(found.source_modules) if n.partition(".")[0] == "sglang"]
+    path = search_path(found.search_roots)
+    return [n for n in names if n not in found.source_modules and find_module_file(n, path) is not None]
+
+
 def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> list[CheckerOutcome]:
     static = [c for c in chosen if c != "runtime"]
     workdir: Path | None = None
@@ -87,7 +92,7 @@ def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> li
             if static:
                 check_no_installed_stubs(found.source_modules)
                 harness = build_harness(found.classes)
-                overlay, stubbed = stub_overlay(found.source_modules)
+                overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found))
                 base = cache_dir() / "runs"
                 base.mkdir(parents=True, exist_ok=True)
                 workdir = Path(tempfile.mkdtemp(prefix="run-", dir=base))

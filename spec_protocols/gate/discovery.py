@@ -40,6 +40,7 @@ from spec_protocols.gate.model import (
 
 __all__ = [
     "DRAFT_ROOTS",
+    "imported_modules",
     "search_path",
     "SPEC_ROOTS",
     "discover",
@@ -497,6 +498,26 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
     extra = [r for r in roots if not {"site-packages", "dist-packages"} & set(r.parts)]
     source_modules = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
     return Discovery(tuple(classes), source_modules, tuple(dict.fromkeys(extra)))
+
+
+def imported_modules(modules: Mapping[str, Path]) -> frozenset[str]:
+    """Every module the given modules import (``from a import b`` names both
+    ``a`` and, in case it is a submodule, ``a.b``); unresolvable names included."""
+    found: set[str] = set()
+    for name, file in modules.items():
+        module = _parse(name, file, strict=False)
+        if module is None or module.tree is None:
+            continue
+        package = name if module.is_package else name.rpartition(".")[0]
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute_from(package, node.module, node.level)
+                if base is not None:
+                    found.add(base)
+                    found.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+    return frozenset(found)
 
 
 def module_roles(discovery: Discovery) -> Mapping[str, frozenset[ClassRole]]:
