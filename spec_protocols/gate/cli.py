@@ -55,6 +55,17 @@ examples:
 """
 
 
+_MAIN_EPILOG = """\
+start here:
+  spec-protocols check                  check the installed sglang's workers
+  spec-protocols check my_plugin/       check your plugin (module, module:Class or path)
+  spec-protocols explain SpecWorker     what a worker must provide, and where sglang calls it
+  spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
+
+`spec-protocols check --help` explains targets, verdicts and exit codes.
+"""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2."""
 
@@ -69,6 +80,8 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="spec-protocols",
         description="Check sglang speculative-decoding workers against the spec_protocols protocols "
         "with the runtime checker, mypy and pyright.",
+        epilog=_MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -186,7 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             path = write_skeleton(args.kind, args.name, args.directory)
             sys.stdout.write(f"wrote {path}\n")
             return 0
-        parser.print_help()
+        # No command: a usage error, so the help goes to stderr with exit 2.
+        parser.print_help(sys.stderr)
         return 2
     except GateError as exc:
         sys.stderr.write(f"spec-protocols: error: {exc}\n")
