@@ -119,4 +119,3 @@ def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> li
     return sorted(outcomes, key=lambda o: order[o.checker])
 
 
-__all__ += ["GateError"]
