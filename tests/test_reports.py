@@ -353,3 +353,16 @@ def test_markdown_no_problems_says_none() -> None:
     report = GateReport((REPORT.results[0],), REPORT.checkers, {})
     lines = render_markdown(report).splitlines()
     assert lines[lines.index("### Problems") + 2] == "None."
+
+
+def test_text_says_why_a_passing_check_was_skipped_by_a_checker() -> None:
+    skipped_note = Problem("runtime", None, "skipped: cannot import pkg.uno: No module named 'flashinfer'")
+    result = Result(
+        Check("pkg.uno.UnoWorker", "SpecWorker"),
+        Verdict.PASS,
+        {"runtime": Verdict.SKIPPED, "mypy": Verdict.PASS, "pyright": Verdict.PASS},
+        (skipped_note,),
+    )
+    text = render(GateReport((result,), ("runtime", "mypy", "pyright"), {}), "text", include_timings=False)
+    assert "runtime: skipped: cannot import pkg.uno" in text
+    assert all(len(line) <= 80 for line in text.splitlines())

@@ -195,6 +195,12 @@ def render_text(
             problem = _problem_line(result, width)
             if problem is not None:
                 lines.append(problem)
+        elif any(v is Verdict.SKIPPED for v in result.checkers.values()):
+            # A pass that a checker skipped: say why (the import error), since
+            # "skipped" alone does not tell a reader whether to worry.
+            problem = _problem_line(result, width)
+            if problem is not None:
+                lines.append(problem)
     lines.append("")
     lines.append(elide(summary_line(report, include_timings=include_timings), width, keep="start"))
     return "\n".join(lines) + "\n"
