@@ -207,10 +207,11 @@ def test_text_table_rows_and_first_problem() -> None:
     assert rows["UnoWorker"][1:] == ["SpecWorker", "pass", "unverified", "pass", "unverified"]
     failing_row = next(i for i, line in enumerate(lines) if line.split()[-1:] == ["fail"])
     assert lines[failing_row].split()[1:] == ["DraftWorker", "skipped", "fail", "fail", "fail"]
-    # Under the failing row: its full path, then its first problem and how many more.
+    # Under the failing row: its full path, then the most readable problem
+    # (runtime, then pyright, then mypy) and how many more.
     assert lines[failing_row + 1].strip() == FAILING
     problem = lines[failing_row + 2]
-    assert problem.startswith("  mypy: forward_batch_generation: Signature incompatible")
+    assert problem.startswith("  pyright: draft: property turned into a method")
     assert problem.endswith("(+1 more)")
     unverified_row = next(i for i, line in enumerate(lines) if line.startswith("UnoWorker"))
     assert lines[unverified_row + 1].strip() == UNVERIFIED

@@ -458,10 +458,10 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
             what = "defines no class" if class_name not in module.imports else "imports it but does not define a class"
             raise GateError(f"{module_name}:{class_name}: {module_name} {what} named {class_name!r}")
 
-    # With module:Class targets, report just those classes (and what they inject).
+    # With only module:Class targets, report just those classes.
     if wanted and len(wanted) == len(targets):
         keep = {f"{m}.{c}" for m, c in wanted}
-        picked = {k: v for k, v in picked.items() if k in keep or k in sites}
+        picked = {k: v for k, v in picked.items() if k in keep}
 
     classes: list[DiscoveredClass] = []
     source_modules: dict[str, Path] = {}

@@ -10,7 +10,7 @@
     2 checked: 1 pass, 1 fail, 0 unverified in 4.1s
 
 One row per (class, protocol), one column per checker. Under every row that
-fails the gate, the class's full dotted path and its first problem, with the
+fails the gate, the class's full dotted path and its most readable problem, with the
 number of further problems; ``--format json`` lists them all.
 """
 
@@ -128,11 +128,17 @@ def _cell(value: str, width: int, color: bool) -> str:
     return padded
 
 
+# Which checker's problem the one-line summary shows first: the runtime
+# checker's messages name the parameter in plain words, pyright's innermost
+# line comes next, mypy's one-liners quote whole signatures.
+_READABILITY = {"runtime": 0, "pyright": 1, "mypy": 2}
+
+
 def _problem_line(result: Result, width: int) -> str | None:
     problems = sorted_problems(result.problems)
     if not problems:
         return None
-    first = problems[0]
+    first = min(problems, key=lambda p: _READABILITY.get(p.checker, len(_READABILITY)))
     text = f"{first.checker}: {first.member}: {first.message}" if first.member else f"{first.checker}: {first.message}"
     # A message may span lines (a checker's note); the table keeps one line.
     text = " ".join(text.split())
