@@ -35,18 +35,10 @@ import timeit
 from pathlib import Path
 from typing import Any
 
+from sglang_workers import WORKERS  # benchmarks/ is sys.path[0] when run as a script
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
-WORKERS = {
-    "eagle_worker_v2": "EAGLEWorkerV2",
-    "standalone_worker_v2": "StandaloneWorkerV2",
-    "frozen_kv_mtp_worker_v2": "FrozenKVMTPWorkerV2",
-    "multi_layer_eagle_worker_v2": "MultiLayerEagleWorkerV2",
-    "dflash_worker_v2": "DFlashWorkerV2",
-    "dspark_components.dspark_worker_v2": "DSparkWorkerV2",
-    "uno_worker_v2": "UnoWorkerV2",
-    "ngram_worker": "NGRAMWorker",
-}
 
 
 def _children_maxrss_mb() -> float:

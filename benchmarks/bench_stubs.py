@@ -30,20 +30,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from sglang_workers import WORKERS  # benchmarks/ is sys.path[0] when run as a script
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STUBS = REPO_ROOT / "stubs"
 RESULTS = REPO_ROOT / "benchmarks" / "results"
 
-WORKERS = {
-    "eagle_worker_v2": "EAGLEWorkerV2",
-    "standalone_worker_v2": "StandaloneWorkerV2",
-    "frozen_kv_mtp_worker_v2": "FrozenKVMTPWorkerV2",
-    "multi_layer_eagle_worker_v2": "MultiLayerEagleWorkerV2",
-    "dflash_worker_v2": "DFlashWorkerV2",
-    "dspark_components.dspark_worker_v2": "DSparkWorkerV2",
-    "uno_worker_v2": "UnoWorkerV2",
-    "ngram_worker": "NGRAMWorker",
-}
 
 # Members of the stubbed classes that the scheduler and BaseSpecWorker use.
 TOUCH = """\

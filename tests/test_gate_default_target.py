@@ -1,0 +1,39 @@
+"""The embedded default of `spec-protocols check` with no TARGET."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spec_protocols.gate import api
+from spec_protocols.gate.api import DEFAULT_TARGET, REFERENCE_TARGET, default_targets
+
+
+def test_default_is_the_installed_sglang_speculative_package() -> None:
+    pytest.importorskip("sglang", reason="sglang's source is not installed in this environment")
+    assert default_targets() == [DEFAULT_TARGET]
+
+
+def test_without_sglang_the_default_is_the_reference_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = api.find_module_file
+
+    def no_sglang(name: str, path: list[str]) -> Path | None:
+        return None if name.startswith("sglang") else real(name, path)
+
+    monkeypatch.setattr(api, "find_module_file", no_sglang)
+    assert default_targets() == [REFERENCE_TARGET]
+
+
+@pytest.mark.checkers
+def test_reference_workers_pass_every_checker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What a machine without sglang checks by default must itself conform.
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(tmp_path / "cache"))
+    report = api.run_gate([REFERENCE_TARGET])
+    assert report.ok
+    assert {(r.check.target.rsplit(".", 1)[1], r.check.protocol) for r in report.results} == {
+        ("ReferenceDraftWorker", "DraftWorker"),
+        ("ReferenceDraftWorker", "DraftWorkerFactory"),
+        ("ReferenceSpecWorker", "SpecWorker"),
+    }
+    assert all(set(r.checkers) == {"runtime", "mypy", "pyright"} for r in report.results)
