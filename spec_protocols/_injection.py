@@ -98,22 +98,11 @@ def _signature_words(cls: type) -> str:
         return "(signature unreadable)"
 
 
-def validate_draft_worker_cls(cls: _C) -> _C:
-    """Check a class for ``build_draft_tp_worker(draft_worker_cls=...)``; return it unchanged.
+def draft_worker_cls_problems(cls: object) -> tuple[list[str], list[str]]:
+    """What :func:`validate_draft_worker_cls` would report: ``(problems, notes)``.
 
-    Runs before anything is allocated, and raises ``TypeError`` listing every
-    problem at once:
-
-    * ``cls`` is not a class;
-    * it is abstract (the abstract methods are named);
-    * its constructor cannot accept one of :data:`DRAFT_WORKER_CTOR_KEYWORDS`
-      (each such keyword is named), or has a required parameter the call
-      would leave unfilled (each is named);
-    * its instances would not satisfy :class:`~spec_protocols.DraftWorker`,
-      which ``BaseSpecWorker`` relies on (each member problem is listed).
-
-    :func:`spec_protocols.build_draft_tp_worker` calls it; plugin authors can
-    call it at import time to fail early.
+    The gate's runtime checker reads these directly rather than parsing the
+    ``TypeError`` text.
     """
     problems: list[str] = []
     notes: list[str] = []
@@ -132,6 +121,27 @@ def validate_draft_worker_cls(cls: _C) -> _C:
             notes.append(f"the constructor is {describe_target(klass)}{_signature_words(klass)}")
         instances = verify_conformance(klass, DraftWorker)
         problems.extend(f"instances would not satisfy DraftWorker: {problem}" for problem in instances.problems)
+    return problems, notes
+
+
+def validate_draft_worker_cls(cls: _C) -> _C:
+    """Check a class for ``build_draft_tp_worker(draft_worker_cls=...)``; return it unchanged.
+
+    Runs before anything is allocated, and raises ``TypeError`` listing every
+    problem at once:
+
+    * ``cls`` is not a class;
+    * it is abstract (the abstract methods are named);
+    * its constructor cannot accept one of :data:`DRAFT_WORKER_CTOR_KEYWORDS`
+      (each such keyword is named), or has a required parameter the call
+      would leave unfilled (each is named);
+    * its instances would not satisfy :class:`~spec_protocols.DraftWorker`,
+      which ``BaseSpecWorker`` relies on (each member problem is listed).
+
+    :func:`spec_protocols.build_draft_tp_worker` calls it; plugin authors can
+    call it at import time to fail early.
+    """
+    problems, notes = draft_worker_cls_problems(cls)
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         lines = [f"{describe_target(cls)} cannot be used as draft_worker_cls ({count}):"]

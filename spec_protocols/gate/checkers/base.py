@@ -16,7 +16,7 @@ from pathlib import Path
 from spec_protocols.gate.harness import Harness, LineKind, LineTag
 from spec_protocols.gate.model import Check, CheckerOutcome, GateError, Problem, Verdict
 
-__all__ = ["Diagnostic", "StaticRun", "interpret", "run_command"]
+__all__ = ["Diagnostic", "StaticRun", "interpret", "last_output_line", "run_command"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +49,12 @@ def run_command(name: str, argv: Sequence[str], *, cwd: Path, timeout: float) ->
         raise GateError(f"{name} is not installed: pip install 'spec-protocols[checkers]'") from None
     except subprocess.TimeoutExpired:
         raise GateError(f"{name} exceeded --timeout {timeout:g}s") from None
+
+
+def last_output_line(proc: subprocess.CompletedProcess[str]) -> str:
+    """The last line a crashed checker printed (stderr first), for a one-line error."""
+    text = (proc.stderr or proc.stdout or "").strip()
+    return text.splitlines()[-1][:200] if text else "no output"
 
 
 def _summary(message: str) -> str:

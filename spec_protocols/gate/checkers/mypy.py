@@ -16,7 +16,7 @@ import json
 import sys
 import time
 
-from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, run_command
+from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, last_output_line, run_command
 from spec_protocols.gate.environment import cache_dir, library_root
 from spec_protocols.gate.model import CheckerOutcome, GateError
 
@@ -68,7 +68,7 @@ def run_mypy(run: StaticRun, stubbed: frozenset[str]) -> CheckerOutcome:
         try:
             item = json.loads(raw)
         except json.JSONDecodeError:
-            raise GateError(f"mypy crashed (exit {proc.returncode}): {_tail(proc)}") from None
+            raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
         if item.get("severity") != "error":
             continue
         file = item.get("file") or ""
@@ -76,10 +76,6 @@ def run_mypy(run: StaticRun, stubbed: frozenset[str]) -> CheckerOutcome:
             continue  # errors inside analysed library modules are not verdicts
         diagnostics.append(Diagnostic(int(item["line"]), str(item["message"]), item.get("code")))
     if proc.returncode not in (0, 1) or (proc.returncode == 1 and not diagnostics and not proc.stdout.strip()):
-        raise GateError(f"mypy crashed (exit {proc.returncode}): {_tail(proc)}")
+        raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}")
     return interpret(NAME, run.harness, diagnostics, seconds=seconds)
 
-
-def _tail(proc: object) -> str:
-    text = (getattr(proc, "stderr", "") or getattr(proc, "stdout", "") or "").strip()
-    return text.splitlines()[-1][:200] if text else "no output"

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, run_command
+from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, last_output_line, run_command
 from spec_protocols.gate.environment import static_view
 from spec_protocols.gate.model import CheckerOutcome, GateError
 
@@ -55,8 +55,7 @@ def run_pyright(run: StaticRun) -> CheckerOutcome:
     try:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise GateError(f"pyright crashed (exit {proc.returncode}): {tail[-1][:200] if tail else 'no output'}") from None
+        raise GateError(f"pyright crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
     if proc.returncode not in (0, 1):
         raise GateError(f"pyright failed (exit {proc.returncode}): check its configuration")
     harness = run.harness_file.resolve()

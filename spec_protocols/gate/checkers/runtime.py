@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from spec_protocols.gate.checkers.base import last_output_line
 from spec_protocols.gate.model import Check, CheckerOutcome, DiscoveredClass, GateError, Problem, Verdict
 from spec_protocols.gate.harness import checks_for
 
@@ -51,8 +52,7 @@ def run_runtime(classes: Sequence[DiscoveredClass], search_roots: Sequence[Path]
     try:
         answer = json.loads(proc.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
-        tail = proc.stderr.strip().splitlines()
-        raise GateError(f"the runtime checker crashed (exit {proc.returncode}): {tail[-1][:200] if tail else 'no output'}") from None
+        raise GateError(f"the runtime checker crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
     verdicts: dict[Check, Verdict] = {}
     problems: dict[Check, tuple[Problem, ...]] = {}
     notes: dict[Check, str] = {}

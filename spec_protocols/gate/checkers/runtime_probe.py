@@ -24,7 +24,8 @@ def main() -> None:
     for root in reversed(request["search_roots"]):
         if root not in sys.path:
             sys.path.insert(0, root)
-    from spec_protocols import DraftWorker, SpecWorker, validate_draft_worker_cls, verify_conformance
+    from spec_protocols import DraftWorker, SpecWorker, verify_conformance
+    from spec_protocols._injection import draft_worker_cls_problems
 
     protocols: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
     results: list[dict[str, Any]] = []
@@ -51,11 +52,12 @@ def main() -> None:
                 continue
             problems: list[dict[str, Any]] = []
             if protocol == "DraftWorkerFactory":
-                try:
-                    validate_draft_worker_cls(obj)
-                except TypeError as exc:
-                    lines = [ln.strip(" -") for ln in str(exc).splitlines()[1:] if ln.strip()] or [str(exc)]
-                    problems = [{"member": None, "message": ln} for ln in lines]
+                found, notes = draft_worker_cls_problems(obj)
+                if found:
+                    # Notes (the constructor's signature) follow the problems,
+                    # as in validate_draft_worker_cls's message.
+                    lines = [*found, *(f"({note})" for note in notes)]
+                    problems = [{"member": None, "message": line} for line in lines]
             else:
                 result = verify_conformance(obj, protocols[protocol])
                 problems = [{"member": p.member, "message": f"[{p.kind}] {p.message}"} for p in result.problems]
