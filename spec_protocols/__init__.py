@@ -23,6 +23,7 @@ from spec_protocols._protocols import (
     DraftWorker,
     DraftWorkerFactory,
     SpecWorker,
+    SpecWorkerFactory,
     SupportsGrammarOverlap,
     SupportsPipelineProxy,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "Problem",
     "SpecWorker",
     "SpecWorkerBase",
+    "SpecWorkerFactory",
     "SupportsGrammarOverlap",
     "SupportsPipelineProxy",
     "TypedDraftWorkerBundle",

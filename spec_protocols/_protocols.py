@@ -48,6 +48,7 @@ __all__ = [
     "DraftWorker",
     "DraftWorkerFactory",
     "SpecWorker",
+    "SpecWorkerFactory",
     "SupportsGrammarOverlap",
     "SupportsPipelineProxy",
 ]
@@ -352,6 +353,31 @@ class SpecWorker(Protocol):
         ...
 
 
+class SpecWorkerFactory(Protocol):
+    """The constructor call sglang makes to build a speculative worker.
+
+    ``Scheduler.maybe_init_draft_worker`` (managers/scheduler.py:1056-1064)
+    asks the algorithm for its worker class (``create_worker``, which for a
+    plugin returns whatever its registered factory returns) and calls it with
+    exactly these keywords. A worker whose ``__init__`` renames or lacks one of
+    them raises ``TypeError`` when the server starts; one that is abstract
+    cannot be built at all. The gate checks every concrete spec worker's
+    constructor against this call.
+
+    Keyword-only because the call site passes them by keyword. A worker may
+    accept more (with defaults), never fewer.
+    """
+
+    def __call__(
+        self,
+        *,
+        server_args: ServerArgs,
+        gpu_id: int,
+        nccl_port: int,
+        target_worker: TpModelWorker,
+    ) -> SpecWorker: ...
+
+
 @runtime_checkable
 class SupportsGrammarOverlap(Protocol):
     """A worker that advances the grammar FSM inside verify.
@@ -432,6 +458,9 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
     },
     "DraftWorkerFactory": {
         "__call__": "speculative/draft_worker_common.py:92 (build_draft_tp_worker)",
+    },
+    "SpecWorkerFactory": {
+        "__call__": "managers/scheduler.py:1056-1064 (Scheduler.maybe_init_draft_worker)",
     },
     "SupportsGrammarOverlap": {
         "forward_batch_generation": "managers/scheduler.py:4698-4704 (grammar_barrier=)",

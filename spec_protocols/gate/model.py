@@ -22,6 +22,7 @@ __all__ = [
     "Discovery",
     "GateError",
     "GateReport",
+    "InjectionSite",
     "Problem",
     "ResolvedTarget",
     "Result",
@@ -107,10 +108,44 @@ class DiscoveredClass:
     bases: tuple[str, ...] = ()
     #: Where the class is injected as a draft worker class, as "file:line".
     injection_sites: tuple[str, ...] = ()
+    #: Whether the class may be abstract without failing: it declares abstract
+    #: members of its own (or lists ``ABC`` among its bases), or another
+    #: checked class subclasses it. sglang never instantiates such a base
+    #: itself, so "abstract" is a note on its verdict, not a problem. Any
+    #: other class that is abstract fails: sglang would instantiate it.
+    may_be_abstract: bool = False
 
     @property
     def dotted(self) -> str:
         return f"{self.module}.{self.qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class InjectionSite:
+    """A place where an expression that is not a plain class reference is
+    injected as ``draft_worker_cls`` (a ``functools.partial``, a factory
+    function, a lambda, ``self.attr``, a class defined in a function, a
+    conditional expression...).
+
+    Discovery cannot tell what such an expression builds; the static checkers
+    can, in place: each site is checked against ``DraftWorkerFactory`` where it
+    stands (see :mod:`spec_protocols.gate.sites`). Plain class references are
+    checked as classes instead (:class:`DiscoveredClass` with the ``INJECTED``
+    role).
+    """
+
+    #: The check's target: ``module.Scope:draft_worker_cls`` (``#2``, ``#3``
+    #: for further sites in the same scope), ``Scope`` being the qualified
+    #: name of the enclosing function or class, or ``<module>``.
+    target: str
+    module: str
+    file: Path
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    #: The expression's source text, for messages.
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +159,12 @@ class Discovery:
     source_modules: Mapping[str, Path]
     #: directories to put on the checkers' search path (path targets).
     search_roots: tuple[Path, ...]
+    #: draft_worker_cls expressions that are not plain class references.
+    sites: tuple[InjectionSite, ...] = ()
+    #: What discovery passed over and the reader should know: a file of a
+    #: package that cannot be parsed or imported by name, a class defined only
+    #: on another Python version. Shown in every report; never a failure.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -167,6 +208,9 @@ class Result:
     problems: tuple[Problem, ...]
     #: Problems a baseline entry accepted (reported, not failing).
     baselined: tuple[Problem, ...] = ()
+    #: What the reader should know and is not a problem: why a checker
+    #: skipped, that the class is an abstract base. Never baselined.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +220,8 @@ class GateReport:
     results: tuple[Result, ...]
     checkers: tuple[str, ...]
     timings: Mapping[str, float]
+    #: Run-level notes: discovery's notes, and a checker that skipped everything.
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -32,6 +32,7 @@ def combine(
     for check in sorted(checks):
         per_checker: dict[str, Verdict] = {}
         problems: list[Problem] = []
+        notes: list[str] = []
         cls = classes.get(check.target)
         for outcome in outcomes:
             verdict = outcome.verdicts.get(check, Verdict.UNVERIFIED)
@@ -42,8 +43,13 @@ def combine(
                 if p.file is None and cls is not None:
                     p = Problem(p.checker, p.member, p.message, str(cls.file), cls.line)
                 problems.append(p)
-            if verdict is Verdict.SKIPPED and check in outcome.notes:
-                problems.append(Problem(outcome.checker, None, f"skipped: {outcome.notes[check]}"))
+            note = outcome.notes.get(check)
+            if note is not None:
+                # A skip reason is the checker's own; other notes (an abstract
+                # base) say the same thing whichever checker noticed: once.
+                text = f"{outcome.checker}: skipped: {note}" if verdict is Verdict.SKIPPED else note
+                if text not in notes:
+                    notes.append(text)
         combined = overall(list(per_checker.values()))
-        results.append(Result(check, combined, per_checker, tuple(problems)))
+        results.append(Result(check, combined, per_checker, tuple(problems), notes=tuple(notes)))
     return tuple(results)
