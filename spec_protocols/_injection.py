@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast, overload
 
 from typing_extensions import Protocol
 
 from spec_protocols._protocols import DraftWorker, DraftWorkerFactory
 from spec_protocols._sglang_types import LoadGroup, ModelConfig, ModelRunner, ServerArgs, TpModelWorker
-from spec_protocols._verify import describe_target, verify_conformance
+from spec_protocols._verify import abstract_members, describe_target, verify_conformance
 
 __all__ = [
     "DRAFT_WORKER_CTOR_KEYWORDS",
@@ -98,29 +99,52 @@ def _signature_words(cls: type) -> str:
         return "(signature unreadable)"
 
 
-def draft_worker_cls_problems(cls: object) -> tuple[list[str], list[str]]:
+@dataclass(frozen=True)
+class DraftClassProblem:
+    """One problem :func:`draft_worker_cls_problems` found, with the member it concerns.
+
+    ``member`` is ``"__init__"`` for what breaks the construction (an abstract
+    class, a constructor that cannot take sglang's call), the
+    :class:`~spec_protocols.DraftWorker` member for what breaks the instances,
+    and ``None`` when the object is not a class at all. ``message`` is the
+    line :func:`validate_draft_worker_cls` prints.
+    """
+
+    member: str | None
+    message: str
+
+
+def draft_worker_cls_problems(cls: object) -> tuple[list[DraftClassProblem], list[str]]:
     """What :func:`validate_draft_worker_cls` would report: ``(problems, notes)``.
 
     The gate's runtime checker reads these directly rather than parsing the
-    ``TypeError`` text.
+    ``TypeError`` text, so each problem keeps the member it is about. The
+    notes (the constructor's signature) explain the constructor problems.
     """
-    problems: list[str] = []
+    problems: list[DraftClassProblem] = []
     notes: list[str] = []
     # type()/issubclass() and describe_target(), never isinstance() or repr():
     # both would run code of an arbitrary object (__class__, __repr__).
     if not issubclass(type(cls), type):
-        problems.append(f"not a class: got {describe_target(cls)}; pass the class itself")
+        problems.append(DraftClassProblem(None, f"not a class: got {describe_target(cls)}; pass the class itself"))
     else:
         klass = cast(type, cls)
-        if inspect.isabstract(klass):
-            abstract = sorted(str(name) for name in getattr(klass, "__abstractmethods__", ()))
-            problems.append(f"abstract class: it cannot be instantiated; implement {', '.join(abstract)}")
+        # Read statically: getattr(klass, "__abstractmethods__") would run a
+        # metaclass __getattr__ on a class that has none.
+        abstract = abstract_members(klass)
+        if abstract:
+            problems.append(
+                DraftClassProblem("__init__", f"abstract class: it cannot be instantiated; implement {', '.join(abstract)}")
+            )
         ctor = verify_conformance(klass, DraftWorkerFactory)
-        problems.extend(f"constructor: {problem.message}" for problem in ctor.problems)
+        problems.extend(DraftClassProblem("__init__", f"constructor: {problem.message}") for problem in ctor.problems)
         if ctor.problems:
             notes.append(f"the constructor is {describe_target(klass)}{_signature_words(klass)}")
         instances = verify_conformance(klass, DraftWorker)
-        problems.extend(f"instances would not satisfy DraftWorker: {problem}" for problem in instances.problems)
+        problems.extend(
+            DraftClassProblem(problem.member, f"instances would not satisfy DraftWorker: {problem}")
+            for problem in instances.problems
+        )
     return problems, notes
 
 
@@ -145,7 +169,7 @@ def validate_draft_worker_cls(cls: _C) -> _C:
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         lines = [f"{describe_target(cls)} cannot be used as draft_worker_cls ({count}):"]
-        lines.extend(f"  - {problem}" for problem in problems)
+        lines.extend(f"  - {problem.message}" for problem in problems)
         lines.extend(f"  ({note})" for note in notes)
         raise TypeError("\n".join(lines))
     return cls

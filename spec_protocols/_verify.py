@@ -24,6 +24,14 @@ Decisions, each one deliberate:
 * What cannot be read (a C callable without a signature, a ``__signature__``
   that raises) is reported as an ``"unverifiable"`` problem, never a crash and
   never a silent pass.
+* A member is checked as what an instance gets: a ``staticmethod`` by its
+  function (nothing bound), a ``classmethod`` with ``cls`` bound, a
+  ``functools.partialmethod`` as the method it becomes (read through CPython's
+  own ``__get__``, never a target's).
+* Calling the member must do what calling the protocol's method does: an
+  ``async def`` where callers do not await, or a generator function (whose
+  body waits for iteration) where the protocol's method does not return an
+  iterator, is a problem even when the parameters fit.
 * Problems come in protocol definition order (base protocols first), then by
   a fixed sequence of checks per member, so the result is identical on Python
   3.11, 3.12 and 3.13.
@@ -42,7 +50,7 @@ from typing import Any, Literal, cast, get_origin
 
 from typing_extensions import get_protocol_members, is_protocol
 
-__all__ = ["ConformanceResult", "Problem", "ProblemKind", "verify_conformance"]
+__all__ = ["ConformanceResult", "Problem", "ProblemKind", "abstract_members", "verify_conformance"]
 
 #: What went wrong with one member:
 #:
@@ -53,9 +61,12 @@ __all__ = ["ConformanceResult", "Problem", "ProblemKind", "verify_conformance"]
 #: cannot be passed, an extra required parameter, a default that is missing).
 #: ``"async"``: a coroutine function where the protocol has a plain one, or the
 #: other way round.
+#: ``"generator"``: a generator function (or async generator function) where
+#: the protocol has a plain method whose return type is not an iterator:
+#: calling it runs none of its body.
 #: ``"unverifiable"``: the member exists but its shape cannot be read at runtime
 #: (e.g. a C callable without a signature).
-ProblemKind = Literal["missing", "kind", "signature", "async", "unverifiable"]
+ProblemKind = Literal["missing", "kind", "signature", "async", "generator", "unverifiable"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,11 @@ class _Found:
     # parameter is bound (self/cls) on access. None when not a method.
     func: object = None
     bound: bool = False
+    # The function whose code says sync, async or generator, where ``func``
+    # hides it from inspect (the function a partialmethod wraps). None: func.
+    code: object = None
+    # Why the signature cannot be read without running the target's code.
+    unreadable: str | None = None
 
 
 def _static_mro(cls: type) -> tuple[type, ...]:
@@ -160,8 +176,8 @@ def _is_data_descriptor(value: object) -> bool:
     return hasattr(kind, "__get__") and (hasattr(kind, "__set__") or hasattr(kind, "__delete__"))
 
 
-def _shape_of(value: object) -> _Found:
-    """Classify a value found in a class ``__dict__``, as an instance sees it."""
+def _shape_of(value: object, klass: type) -> _Found:
+    """Classify a value found in ``klass.__dict__``, as an instance sees it."""
     if isinstance(value, property):
         return _Found("property" if value.fset is not None else "readonly-property")
     if isinstance(value, staticmethod):
@@ -185,13 +201,73 @@ def _shape_of(value: object) -> _Found:
     if type(value).__name__ == "cached_property" and hasattr(type(value), "__get__"):
         # functools.cached_property: read like a property, not a data descriptor.
         return _Found("property")
+    if issubclass(type(value), functools.partialmethod):
+        # Not callable itself (so the branch below would miss it), but a
+        # method once accessed.
+        return _partialmethod_shape(cast("functools.partialmethod[object]", value), klass)
     if hasattr(type(value), "__get__") and callable(value):
-        # Method descriptors (C methods, partialmethod, compiled functions):
-        # bound on access like a function.
+        # Method descriptors (C methods, compiled functions): bound on
+        # access like a function.
         return _Found("method", value, bound=True)
     # A plain value. If it is callable (a class, a partial, a callable object)
     # it is not bound on access and may stand in for a method.
     return _Found("attribute", value if callable(value) else None)
+
+
+# What a partialmethod may wrap for its __get__ to run no code of the target's:
+# these types' own __get__ (or its absence) is CPython's. A staticmethod or
+# classmethod counts only over a plain function: on 3.11 and 3.12 a
+# classmethod passes __get__ on to what it wraps.
+_PLAIN_FUNCS = (types.FunctionType, types.BuiltinFunctionType)
+_PLAIN_PARTIALMETHOD_FUNCS = (*_PLAIN_FUNCS, functools.partial)
+
+
+def _plain_partialmethod_func(func: object) -> bool:
+    if type(func) in (staticmethod, classmethod):
+        return type(cast("staticmethod[..., object]", func).__func__) in _PLAIN_FUNCS
+    return type(func) in _PLAIN_PARTIALMETHOD_FUNCS
+
+
+def _partialmethod_shape(value: functools.partialmethod[object], klass: type) -> _Found:
+    """A ``functools.partialmethod`` as callers meet it: the method it becomes on access.
+
+    ``value.__get__(None, klass)`` is what a read through the class returns:
+    for a wrapped function, a function whose signature inspect computes from
+    the partialmethod (self still first, so bound); for a wrapped
+    staticmethod or classmethod, a ``functools.partial`` over the function or
+    the bound method (nothing left to bind). That call runs the wrapped
+    object's ``__get__``, so it is made only when that is CPython's own: for
+    a partialmethod subclass or a wrapped custom descriptor the member is
+    reported unverifiable instead of running the target's code.
+    """
+    func: object = value.func
+    if type(value) is not functools.partialmethod or not _plain_partialmethod_func(func):
+        return _Found(
+            "method",
+            unreadable=(
+                f"a {_type_name(type(value))} over a {_type_name(type(func))}: "
+                "its signature cannot be read without running its code"
+            ),
+        )
+    try:
+        accessed: object = value.__get__(None, klass)
+    except Exception as exc:
+        return _Found("method", unreadable=f"partialmethod cannot be read ({_exception_words(exc)})")
+    bound = not issubclass(type(accessed), functools.partial)
+    return _Found("method", accessed, bound=bound, code=_unwrap_code(func))
+
+
+def _unwrap_code(func: object) -> object:
+    # The function under staticmethod, classmethod and partial layers, whose
+    # code flags tell sync, async or generator. Bounded: each step peels one.
+    for _ in range(16):
+        if issubclass(type(func), (staticmethod, classmethod)):
+            func = cast("staticmethod[..., object]", func).__func__
+        elif issubclass(type(func), functools.partial):
+            func = cast("functools.partial[object]", func).func
+        else:
+            break
+    return func
 
 
 def _lookup(cls: type, instance: object, name: str) -> _Found | None:
@@ -202,7 +278,7 @@ def _lookup(cls: type, instance: object, name: str) -> _Found | None:
         if namespace is None:
             continue
         if name in namespace:
-            class_hit = _shape_of(namespace[name])
+            class_hit = _shape_of(namespace[name], klass)
             break
         if name in _annotations(namespace):
             class_hit = _Found("annotation")
@@ -286,6 +362,76 @@ def _is_async(func: object) -> bool:
         return inspect.iscoroutinefunction(func)
     except Exception:
         return False
+
+
+def _code_of(found: _Found) -> object:
+    return found.code if found.code is not None else found.func
+
+
+def _generator_kind(func: object) -> Literal["generator", "async generator"] | None:
+    try:
+        if inspect.isasyncgenfunction(func):
+            return "async generator"
+        if inspect.isgeneratorfunction(func):
+            return "generator"
+    except Exception:
+        pass
+    return None
+
+
+# Return types that a generator (or async generator) function satisfies: the
+# protocol's callers iterate the result, so a lazy body is what they expect
+# (``weight_update_runners`` may well be written as a generator).
+_ITERATOR_RETURNS: Mapping[str, frozenset[str]] = {
+    "generator": frozenset({"Iterable", "Iterator", "Generator"}),
+    "async generator": frozenset({"AsyncIterable", "AsyncIterator", "AsyncGenerator"}),
+}
+# A string annotation's outermost name: "collections.abc.Iterable[int]" -> "Iterable".
+_OUTER_NAME = re.compile(r"\s*(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)\s*(?:\[|$)")
+
+
+def _return_admits(annotation: object, kind: Literal["generator", "async generator"]) -> bool:
+    """Whether the protocol's declared return type is one that ``kind`` of function returns."""
+    if isinstance(annotation, str):
+        match = _OUTER_NAME.match(annotation)
+        return match is not None and match.group(1) in _ITERATOR_RETURNS[kind]
+    origin: object = get_origin(annotation) or annotation
+    name = getattr(origin, "__name__", None)
+    module = getattr(origin, "__module__", None)
+    return module in ("collections.abc", "typing") and name in _ITERATOR_RETURNS[kind]
+
+
+_FUNCTION_WORDS = {
+    None: "a plain function",
+    "generator": "a generator function",
+    "async generator": "an async generator function",
+}
+
+
+def _call_kind_problems(name: str, wanted: _Found, found: _Found, proto_sig: inspect.Signature) -> Iterator[Problem]:
+    """Sync, async or generator: does calling the implementation do what calling the protocol's method does?"""
+    proto_async = _is_async(_code_of(wanted))
+    impl_async = _is_async(_code_of(found))
+    impl_generator = _generator_kind(_code_of(found))
+    if proto_async and not impl_async:
+        yield Problem(
+            name, "async", f"is {_FUNCTION_WORDS[impl_generator]}, but the protocol method is async (callers await it)"
+        )
+    elif impl_async and not proto_async:
+        yield Problem(
+            name, "async", "is async (returns a coroutine), but the protocol method is sync (callers never await it)"
+        )
+    elif impl_generator is not None and not _return_admits(proto_sig.return_annotation, impl_generator):
+        # A plain protocol method whose result is not an iterator: the caller
+        # wants the call itself to do the work (forward_batch_generation,
+        # alloc_memory_pool...), and a generator's body waits for iteration.
+        noun = "an async generator" if impl_generator == "async generator" else "a generator"
+        yield Problem(
+            name,
+            "generator",
+            f"is {_FUNCTION_WORDS[impl_generator]}: calling it returns {noun} and runs none of its body, "
+            "but callers expect the call to do the work",
+        )
 
 
 def _optional(param: inspect.Parameter) -> bool:
@@ -397,6 +543,23 @@ def describe_target(target: object) -> str:
     return f"{_type_name(type(target))} instance"
 
 
+def abstract_members(cls: type) -> tuple[str, ...]:
+    """The names of ``cls``'s abstract members, sorted; empty when it can be instantiated.
+
+    Read statically (``type.__dict__["__abstractmethods__"]``, the set that
+    ``abc`` maintains and ``object.__new__`` refuses to instantiate), so no
+    metaclass ``__getattr__`` runs. Equivalent to ``inspect.isabstract``: that
+    flag is set exactly when this set is non-empty.
+    """
+    try:
+        names: object = type.__dict__["__abstractmethods__"].__get__(cls)
+    except Exception:  # AttributeError: not an ABC, nothing abstract
+        return ()
+    if not isinstance(names, (frozenset, set, tuple, list)):
+        return ()
+    return tuple(sorted(str(name) for name in cast("frozenset[object]", names)))
+
+
 def _member_problems(
     cls: type, instance: object, name: str, wanted: _Found, target: object
 ) -> Iterator[Problem]:
@@ -460,15 +623,11 @@ def _exception_words(exc: BaseException) -> str:
 
 
 def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[Problem]:
-    proto_async = _is_async(wanted.func)
-    impl_async = _is_async(found.func)
-    if proto_async and not impl_async:
-        yield Problem(name, "async", "is a plain function, but the protocol method is async (callers await it)")
-    elif impl_async and not proto_async:
-        yield Problem(
-            name, "async", "is async (returns a coroutine), but the protocol method is sync (callers never await it)"
-        )
+    if found.unreadable is not None:
+        yield Problem(name, "unverifiable", found.unreadable)
+        return
     proto_sig = _protocol_signature(wanted)
+    yield from _call_kind_problems(name, wanted, found, proto_sig)
     try:
         impl_sig = _signature(found.func, bound=found.bound)
     except _NoSelfError:

@@ -6,7 +6,9 @@ section runs the library's own protocols.
 
 from __future__ import annotations
 
+import abc
 import functools
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from spec_protocols import (
     SpecWorkerBase,
     verify_conformance,
 )
+from spec_protocols._verify import abstract_members
 
 
 class Step(Protocol):
@@ -109,6 +112,251 @@ def test_staticmethod_classmethod_and_callable_values_are_methods() -> None:
 
     for cls in (Static, Klass, Partial):
         assert verify_conformance(cls, Step).ok, verify_conformance(cls, Step).format()
+
+
+def test_staticmethod_and_classmethod_are_checked_by_their_call_shape() -> None:
+    # What passes above passes because the call shape accepts the protocol's
+    # calls; the same decorators with a shape that does not are reported.
+    class StaticExtra:
+        counter = 0
+        usage = 0
+
+        @staticmethod
+        def step(batch: object, budget: int, /, *, on_publish: object = None) -> None: ...
+
+    class StaticSelf:
+        counter = 0
+        usage = 0
+
+        @staticmethod
+        def step(self: object, batch: object, /, *, on_publish: object = None) -> None: ...
+
+    class ClassRenamed:
+        counter = 0
+        usage = 0
+
+        @classmethod
+        def step(cls, batch: object, /, *, publish: object = None) -> None: ...
+
+    class ClassNoCls:
+        counter = 0
+        usage = 0
+
+        @classmethod
+        def step(*args: Any, **kwargs: Any) -> None: ...
+
+    assert [p.message for p in verify_conformance(StaticExtra, Step).problems] == [
+        "extra required parameter 'budget': callers never pass it"
+    ]
+    # A staticmethod gets no self: a "self" parameter takes the batch, and
+    # the batch parameter is then an extra one.
+    assert kinds(verify_conformance(StaticSelf, Step)) == [("step", "signature")]
+    assert "extra required parameter 'batch'" in verify_conformance(StaticSelf, Step).problems[0].message
+    assert [p.message for p in verify_conformance(ClassRenamed, Step).problems] == [
+        "keyword 'on_publish' cannot be passed: no such parameter and no **kwargs"
+    ]
+    assert verify_conformance(ClassNoCls, Step).ok
+
+
+def test_partialmethod_is_a_method_with_its_real_signature() -> None:
+    class Worker:
+        counter = 0
+        usage = 0
+
+        def _step(self, batch: object, mode: str, on_publish: object = None) -> None: ...
+
+        step = functools.partialmethod(_step, mode="fast")
+
+    class Narrow:
+        counter = 0
+        usage = 0
+
+        def _step(self, batch: object, mode: str) -> None: ...
+
+        step = functools.partialmethod(_step, mode="fast")
+
+    class OverStatic:
+        counter = 0
+        usage = 0
+
+        @staticmethod
+        def _step(batch: object, mode: str, on_publish: object = None) -> None: ...
+
+        step = functools.partialmethod(_step, mode="fast")
+
+    class OverClassmethod:
+        counter = 0
+        usage = 0
+
+        @classmethod
+        def _step(cls, batch: object, mode: str) -> None: ...
+
+        step = functools.partialmethod(_step, mode="fast")
+
+    assert verify_conformance(Worker, Step).ok, verify_conformance(Worker, Step).format()
+    assert verify_conformance(OverStatic, Step).ok, verify_conformance(OverStatic, Step).format()
+    assert kinds(verify_conformance(Narrow, Step)) == [("step", "signature")]
+    assert "'on_publish'" in verify_conformance(Narrow, Step).problems[0].message
+    assert [p.message for p in verify_conformance(OverClassmethod, Step).problems] == [
+        "keyword 'on_publish' cannot be passed: no such parameter and no **kwargs"
+    ]
+
+
+def test_partialmethod_over_a_custom_descriptor_is_unverifiable_without_running_it() -> None:
+    class Descriptor:
+        def __get__(self, obj: object, owner: type | None = None) -> Any:
+            raise AssertionError("the target's __get__ must not run")
+
+    class Custom:
+        counter = 0
+        usage = 0
+        step = functools.partialmethod(Descriptor())  # type: ignore[arg-type]
+
+    result = verify_conformance(Custom, Step)
+    assert kinds(result) == [("step", "unverifiable")]
+    assert "without running its code" in result.problems[0].message
+
+
+class Lifecycle(Protocol):
+    def alloc(self) -> None: ...
+
+    def runners(self) -> Iterator[int]: ...
+
+    def stream(self) -> AsyncIterator[int]: ...
+
+    async def fetch(self) -> int: ...
+
+
+class GoodLifecycle:
+    def alloc(self) -> None: ...
+
+    def runners(self) -> Iterator[int]:
+        yield 1
+
+    async def stream(self) -> AsyncIterator[int]:
+        yield 1
+
+    async def fetch(self) -> int:
+        return 1
+
+
+def test_a_generator_where_a_plain_method_is_expected_is_reported() -> None:
+    class GeneratorAlloc(GoodLifecycle):
+        def alloc(self) -> Iterator[None]:  # type: ignore[override]
+            yield None
+
+    class AsyncGeneratorAlloc(GoodLifecycle):
+        async def alloc(self) -> AsyncIterator[None]:  # type: ignore[override]
+            yield None
+
+    result = verify_conformance(GeneratorAlloc, Lifecycle)
+    assert kinds(result) == [("alloc", "generator")]
+    assert result.problems[0].message == (
+        "is a generator function: calling it returns a generator and runs none of its body, "
+        "but callers expect the call to do the work"
+    )
+    result = verify_conformance(AsyncGeneratorAlloc, Lifecycle)
+    assert kinds(result) == [("alloc", "generator")]
+    assert result.problems[0].message.startswith("is an async generator function: calling it returns an async generator")
+
+
+def test_a_generator_conforms_where_the_protocol_returns_an_iterator() -> None:
+    # weight_update_runners (-> Iterable) may be written as a generator; an
+    # async generator is not a sync iterator, nor a coroutine.
+    assert verify_conformance(GoodLifecycle, Lifecycle).ok, verify_conformance(GoodLifecycle, Lifecycle).format()
+
+    class AsyncRunners(GoodLifecycle):
+        async def runners(self) -> AsyncIterator[int]:  # type: ignore[override]
+            yield 1
+
+    class GeneratorFetch(GoodLifecycle):
+        def fetch(self) -> Iterator[int]:  # type: ignore[override]
+            yield 1
+
+    assert kinds(verify_conformance(AsyncRunners, Lifecycle)) == [("runners", "generator")]
+    result = verify_conformance(GeneratorFetch, Lifecycle)
+    assert kinds(result) == [("fetch", "async")]
+    assert result.problems[0].message.startswith("is a generator function, but the protocol method is async")
+
+
+def test_an_evaluated_iterator_annotation_admits_a_generator_too() -> None:
+    # This file's annotations are strings (from __future__ import
+    # annotations); a protocol defined without it carries the objects.
+    class Evaluated(Protocol):
+        def runners(self) -> Iterator[int]: ...
+
+        def alloc(self) -> None: ...
+
+    Evaluated.runners.__annotations__["return"] = Iterator[int]
+    Evaluated.alloc.__annotations__["return"] = None
+
+    class Gen:
+        def runners(self) -> Iterator[int]:
+            yield 1
+
+        def alloc(self) -> Iterator[None]:
+            yield None
+
+    assert kinds(verify_conformance(Gen, Evaluated)) == [("alloc", "generator")]
+
+
+def test_generators_behind_staticmethod_classmethod_and_partialmethod_are_seen() -> None:
+    def gen(self: object) -> Iterator[None]:
+        yield None
+
+    class Static(GoodLifecycle):
+        @staticmethod
+        def alloc() -> Iterator[None]:  # type: ignore[override]
+            yield None
+
+    class Klass(GoodLifecycle):
+        @classmethod
+        def alloc(cls) -> Iterator[None]:  # type: ignore[override]
+            yield None
+
+    class Partial(GoodLifecycle):
+        alloc = functools.partialmethod(gen)  # type: ignore[assignment]
+
+    for cls in (Static, Klass, Partial):
+        assert kinds(verify_conformance(cls, Lifecycle)) == [("alloc", "generator")], cls
+
+
+def test_spec_worker_forward_batch_generation_as_a_generator_fails() -> None:
+    class LazyWorker(SpecWorkerBase):
+        def forward_batch_generation(  # type: ignore[override]
+            self, batch: object, /, *, on_publish: object = None
+        ) -> Iterator[Any]:
+            yield None
+
+    result = verify_conformance(LazyWorker, SpecWorker)
+    assert kinds(result) == [("forward_batch_generation", "generator")]
+
+
+def test_abstract_members_reads_the_abc_set_statically() -> None:
+    class Base(abc.ABC):
+        @abc.abstractmethod
+        def b(self) -> None: ...
+
+        @abc.abstractmethod
+        def a(self) -> None: ...
+
+    class Concrete(Base):
+        def a(self) -> None: ...
+
+        def b(self) -> None: ...
+
+    class Meta(abc.ABCMeta):
+        def __getattr__(cls, name: str) -> Any:
+            raise AssertionError("metaclass __getattr__ must not run")
+
+    class Odd(metaclass=Meta):
+        pass
+
+    assert abstract_members(Base) == ("a", "b")
+    assert abstract_members(Concrete) == ()
+    assert abstract_members(Odd) == ()
+    assert abstract_members(Good) == ()
+    assert abstract_members(MinimalWorker) == ()
 
 
 # -- one negative test per kind of mismatch ----------------------------------

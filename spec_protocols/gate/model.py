@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "ABSTRACT_BASE_NOTE",
     "CHECKER_NAMES",
     "Check",
     "CheckerOutcome",
@@ -28,6 +29,10 @@ __all__ = [
     "Result",
     "Verdict",
 ]
+
+#: The note every checker gives an intentional abstract base (see
+#: DiscoveredClass.may_be_abstract), word for word, so that a report shows it once.
+ABSTRACT_BASE_NOTE = "abstract base: sglang does not instantiate it; its concrete subclasses are checked"
 
 #: The checkers the gate knows, in the order reports list them.
 CHECKER_NAMES: tuple[str, ...] = ("runtime", "mypy", "pyright")
@@ -93,6 +98,8 @@ class ResolvedTarget:
     modules: Mapping[str, Path]
     search_root: Path
     class_name: str | None = None
+    #: Files of a package target that cannot be imported by name, as notes.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +191,9 @@ class Problem:
     message: str
     file: str | None = None
     line: int | None = None
+    #: A blind spot, not a failure: the checker could not see what it needed
+    #: (the class or a member was Any to it). Never accepted by a baseline.
+    unverified: bool = False
 
 
 @dataclass(frozen=True, slots=True)

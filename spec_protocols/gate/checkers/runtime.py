@@ -6,60 +6,274 @@ target's module-level code, and a crash or hang there must not take the gate
 with it. It is the only checker that executes target code; choose
 ``--checker mypy --checker pyright`` (or ``--no-import``) to run none.
 
-A module that cannot be imported (it needs CUDA, or raises) makes the checks
-of its classes ``skipped``, with the error as the reason.
+Verdicts are per class:
+
+* a module that cannot be imported (it needs CUDA, raises, calls
+  ``sys.exit``) makes the checks of its classes ``skipped``, with the error
+  as the reason;
+* a class that the import did not create (defined under ``if
+  TYPE_CHECKING:``) is ``skipped`` alone; the module's other classes are
+  checked;
+* a probe that dies while importing a module (``os._exit``, a segfault)
+  costs that module's classes (``skipped``, saying so); the classes already
+  checked keep their results and a fresh probe checks the rest.
+
+What the target prints cannot reach the results: the probe writes them to a
+file in a private directory (mode 0700) that only this process and the probe
+know, its stdout goes to ``/dev/null``, and its stderr is read only to explain
+a crash in one line. A timeout (the whole run, all probes together) is a
+:class:`GateError`, as is a probe that dies before importing anything.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from spec_protocols.gate.checkers.base import last_output_line
-from spec_protocols.gate.model import Check, CheckerOutcome, DiscoveredClass, GateError, Problem, Verdict
 from spec_protocols.gate.harness import checks_for
+from spec_protocols.gate.model import (
+    Check,
+    CheckerOutcome,
+    DiscoveredClass,
+    GateError,
+    InjectionSite,
+    Problem,
+    Verdict,
+)
 
 __all__ = ["run_runtime"]
 
 NAME = "runtime"
 
+#: The note of an injection site: the runtime checker has no class to import.
+SITE_NOTE = "an expression, not a class: the static checkers judge it where it is written"
 
-def run_runtime(classes: Sequence[DiscoveredClass], search_roots: Sequence[Path], timeout: float) -> CheckerOutcome:
-    request = {
-        "search_roots": [str(p) for p in search_roots],
-        "classes": [
-            {"module": c.module, "qualname": c.qualname, "target": c.dotted, "protocols": [k.protocol for k in checks_for(c)]}
-            for c in classes
-        ],
-    }
+# How much of the probe's stderr is read to explain a crash (the target may
+# have written megabytes to it).
+_STDERR_TAIL = 8192
+
+
+def run_runtime(
+    classes: Sequence[DiscoveredClass],
+    search_roots: Sequence[Path],
+    timeout: float,
+    *,
+    sites: Sequence[InjectionSite] = (),
+) -> CheckerOutcome:
+    """Import the classes' modules in a probe process and check every class.
+
+    ``timeout`` bounds the whole run, however many probes it takes. Each
+    injection site in ``sites`` is ``skipped`` without a probe: it is an
+    expression, which only the static checkers can judge where it stands.
+    """
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "spec_protocols.gate.checkers.runtime_probe"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise GateError(f"the runtime checker exceeded --timeout {timeout:g}s while importing the target") from None
-    seconds = time.perf_counter() - start
-    try:
-        answer = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        raise GateError(f"the runtime checker crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
     verdicts: dict[Check, Verdict] = {}
     problems: dict[Check, tuple[Problem, ...]] = {}
     notes: dict[Check, str] = {}
-    for item in answer["results"]:
-        check = Check(item["target"], item["protocol"])
-        verdicts[check] = Verdict(item["verdict"])
-        problems[check] = tuple(Problem(NAME, p["member"], p["message"]) for p in item["problems"])
-        if item.get("note"):
-            notes[check] = item["note"]
-    return CheckerOutcome(NAME, verdicts, problems, seconds, notes)
+    for site in sites:
+        check = Check(site.target, "DraftWorkerFactory")
+        verdicts[check] = Verdict.SKIPPED
+        problems[check] = ()
+        notes[check] = SITE_NOTE
+    items = [
+        {
+            "module": c.module,
+            "qualname": c.qualname,
+            "target": c.dotted,
+            "protocols": [k.protocol for k in checks_for(c)],
+            "may_be_abstract": c.may_be_abstract,
+            "index": index,
+        }
+        for index, c in enumerate(classes)
+    ]
+    if items:
+        for entry in _run_probes(items, search_roots, timeout, deadline=start + timeout):
+            check = Check(entry["target"], entry["protocol"])
+            verdicts[check] = Verdict(entry["verdict"])
+            problems[check] = tuple(Problem(NAME, p["member"], p["message"]) for p in entry["problems"])
+            if entry.get("note"):
+                notes[check] = entry["note"]
+    return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes)
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What one probe left behind."""
+
+    finished: bool
+    #: Results of the classes it settled, by the class's index in the request.
+    settled: dict[int, list[dict[str, Any]]]
+    #: What it was doing when it stopped: ("importing", module) or ("checking", index).
+    last: tuple[str, str | int] | None
+    returncode: int
+    #: Why it crashed, in one line: its own error record, else its last stderr line.
+    crash_line: str
+    #: Whether it recorded a failure of its own (not the target's).
+    failed: bool = False
+
+
+def _run_probes(
+    items: list[dict[str, Any]], search_roots: Sequence[Path], timeout: float, *, deadline: float
+) -> list[dict[str, Any]]:
+    """Every result, in request order, probing again after each death.
+
+    Bounded: a probe that dies settles at least one more class (the one it
+    died on is ``skipped``), or the run is a :class:`GateError`; so there are
+    at most ``len(items)`` probes.
+    """
+    settled: dict[int, list[dict[str, Any]]] = {}
+    pending = items
+    # mkdtemp: mode 0700, a name no one else can predict or take.
+    with tempfile.TemporaryDirectory(prefix="spec-protocols-runtime-") as private:
+        for attempt in range(len(items)):
+            run = _probe(pending, search_roots, Path(private), attempt, timeout, deadline)
+            settled.update(run.settled)
+            if run.finished:
+                break
+            died = run.last
+            if died is None or run.failed:
+                # It failed on its own, or died before importing anything:
+                # the probe itself is broken, not the target.
+                raise GateError(f"the runtime checker crashed ({_exit_words(run.returncode)}): {run.crash_line}")
+            doing, what = died
+            for item in pending:
+                if item["index"] in settled:
+                    continue
+                if doing == "importing" and item["module"] == what:
+                    reason = f"the runtime probe died while importing {what} ({_exit_words(run.returncode)})"
+                elif doing == "checking" and item["index"] == what:
+                    reason = f"the runtime probe died while checking {item['target']} ({_exit_words(run.returncode)})"
+                else:
+                    continue
+                settled[item["index"]] = _skipped(item, reason)
+            remaining = [item for item in pending if item["index"] not in settled]
+            if len(remaining) == len(pending):
+                # Nothing settled: the death cannot be pinned on a class (a
+                # thread of the target's, say). Probing again would repeat it.
+                raise GateError(f"the runtime checker crashed ({_exit_words(run.returncode)}): {run.crash_line}")
+            pending = remaining
+            if not pending:
+                break
+    return [entry for item in items for entry in settled[item["index"]]]
+
+
+def _target_of(items: list[dict[str, Any]], index: object) -> str:
+    return next((str(item["target"]) for item in items if item["index"] == index), "a class")
+
+
+def _skipped(item: dict[str, Any], reason: str) -> list[dict[str, Any]]:
+    return [
+        {"target": item["target"], "protocol": protocol, "verdict": "skipped", "problems": [], "note": reason}
+        for protocol in item["protocols"]
+    ]
+
+
+def _probe(
+    items: list[dict[str, Any]], search_roots: Sequence[Path], private: Path, attempt: int, timeout: float, deadline: float
+) -> _Run:
+    result_file = private / f"result-{attempt}.json"
+    progress_file = private / f"progress-{attempt}.jsonl"
+    stderr_file = private / f"stderr-{attempt}.txt"
+    request = {
+        "search_roots": [str(p) for p in search_roots],
+        "result_file": str(result_file),
+        "progress_file": str(progress_file),
+        "classes": items,
+    }
+    try:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise subprocess.TimeoutExpired("runtime_probe", timeout)
+        # stderr to a file, not a pipe: a process the target spawns may hold
+        # a pipe open long after the probe is gone, and nobody reads stdout.
+        with stderr_file.open("wb") as stderr:
+            returncode = subprocess.run(
+                [sys.executable, "-m", "spec_protocols.gate.checkers.runtime_probe"],
+                input=json.dumps(request).encode(),
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                timeout=remaining,
+                check=False,
+            ).returncode
+    except subprocess.TimeoutExpired:
+        _, last, _ = _read_progress(progress_file)
+        where = "starting"
+        if last is not None:
+            doing, what = last
+            where = f"importing {what}" if doing == "importing" else f"checking {_target_of(items, what)}"
+        raise GateError(f"the runtime checker exceeded --timeout {timeout:g}s while {where}") from None
+    final = _read_result(result_file)
+    if final is not None:
+        return _Run(True, final, None, returncode, "")
+    settled, last, error = _read_progress(progress_file)
+    crash_line = error if error is not None else _stderr_line(stderr_file)
+    return _Run(False, settled, last, returncode, crash_line, failed=error is not None)
+
+
+def _read_result(path: Path) -> dict[int, list[dict[str, Any]]] | None:
+    """The finished probe's results by index; None when it did not finish."""
+    try:
+        answer: Any = json.loads(path.read_text(encoding="utf-8"))
+        table: dict[str, list[dict[str, Any]]] = answer["results"]
+        return {int(index): list(results) for index, results in table.items()}
+    except (OSError, ValueError, LookupError, TypeError, AttributeError):
+        # Absent (the probe died) or unreadable: the progress file decides.
+        return None
+
+
+def _read_progress(
+    path: Path,
+) -> tuple[dict[int, list[dict[str, Any]]], tuple[str, str | int] | None, str | None]:
+    """The classes a probe settled (by index), the last thing it started, and its own error."""
+    settled: dict[int, list[dict[str, Any]]] = {}
+    last: tuple[str, str | int] | None = None
+    error: str | None = None
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return settled, None, None
+    for line in text.splitlines():
+        try:
+            record: Any = json.loads(line)
+            if "item" in record:
+                settled[int(record["item"])] = list(record["results"])
+            elif "importing" in record:
+                last = ("importing", str(record["importing"]))
+            elif "checking" in record:
+                last = ("checking", int(record["index"]))
+            elif "error" in record:
+                error = str(record["error"])
+        except (ValueError, LookupError, TypeError):
+            continue  # a line cut short by the death
+    return settled, last, error
+
+
+def _exit_words(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit {returncode}"
+
+
+def _stderr_line(path: Path) -> str:
+    """The probe's last stderr line, to explain a crash in one line."""
+    try:
+        with path.open("rb") as stderr:
+            stderr.seek(0, 2)
+            size = stderr.tell()
+            stderr.seek(max(0, size - _STDERR_TAIL))
+            tail = stderr.read().decode("utf-8", errors="replace")
+    except OSError:
+        return "no output"
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "no output"

@@ -1,69 +1,275 @@
-"""Subprocess side of the runtime checker. Reads a JSON request on stdin and
-prints one JSON line: a verdict per (class, protocol).
+"""Subprocess side of the runtime checker: import the target, check its classes.
 
-Not an API; run by :mod:`spec_protocols.gate.checkers.runtime`.
+Not an API; run by :mod:`spec_protocols.gate.checkers.runtime`, which sends a
+JSON request on stdin::
+
+    {"search_roots": [...], "result_file": PATH, "progress_file": PATH,
+     "classes": [{"module", "qualname", "target", "protocols", "may_be_abstract", "index"}, ...]}
+
+(``index`` names the class in the progress file; its position in the list
+when absent.)
+
+The probe runs code it does not control (the target's module-level code), so
+it talks back only through files in the parent's private directory, never
+through stdout or stderr, which the target shares:
+
+* ``progress_file``, appended one JSON line at a time with one ``write``
+  each (no buffer to lose): ``{"importing": module}`` before each import,
+  ``{"checking": target, "index": i}`` before each class, and ``{"item": i,
+  "results": [...]}`` once a class is done. If the process dies (the target
+  calls ``os._exit`` or segfaults), the parent reads what was settled and
+  which module or class was running. ``{"error": ...}`` is the probe's own
+  failure (a bug), which the parent reports as a crash.
+* ``result_file``, written once at the end, atomically (a temporary file in
+  the same directory, then ``os.replace``): every result. Its presence is
+  what "the probe finished" means. Results are keyed by index there too.
+
+The probe then ends with ``os._exit(0)``: atexit handlers and non-daemon
+threads that the target started can neither print after the result nor keep
+the process alive.
 """
 
 from __future__ import annotations
 
 import importlib
-import io
+import inspect
 import json
+import os
 import sys
-from contextlib import redirect_stdout
-from typing import Any
+import traceback
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any, cast
+
+# Imported before any target code runs (and the probe runs as a module of
+# this package, so spec_protocols is loaded already).
+from spec_protocols import DraftWorker, SpecWorker, SpecWorkerFactory, verify_conformance
+from spec_protocols._injection import draft_worker_cls_problems
+from spec_protocols._verify import abstract_members, describe_target
+from spec_protocols.gate.model import ABSTRACT_BASE_NOTE
+
+_PROTOCOLS: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
+
+#: The note of a class that the import did not create.
+NOT_DEFINED = (
+    "not defined when the module is imported "
+    "(a class that only exists for type checkers, or in a branch not taken)"
+)
+
+_ABSENT: Any = object()
 
 
 def _one_line(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
+    """``Type: first non-empty line of the message``, at most 300 characters.
+
+    The first *non-empty* line: sgl_kernel's ImportError starts its message
+    with a newline, and "ImportError:" alone says nothing.
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+    return text[:300]
+
+
+def _exit_words(exc: SystemExit) -> str:
+    code: object = exc.code
+    return "sys.exit()" if code is None else f"sys.exit({code!r})"
+
+
+def _drop_orphans(before: set[str]) -> None:
+    """Forget the submodules an import left behind without their package.
+
+    When ``import pkg.sub.mod`` fails inside ``pkg/__init__.py`` (a dependency
+    is missing), Python removes ``pkg`` from ``sys.modules`` but keeps the
+    submodules that had already loaded (``pkg.sub``). The next import of
+    ``pkg.sub.other`` then finds ``pkg.sub`` and never re-runs ``pkg``; if
+    ``pkg.sub`` is a namespace package its path is recomputed from
+    ``sys.modules["pkg"]``, and the import fails with ``KeyError: 'pkg'``
+    instead of the missing dependency (sglang without numpy: ``sglang/srt``
+    has no ``__init__.py``). The same happens when the target catches an
+    ImportError itself. Removing those orphans, and only modules this import
+    added, makes the next import run ``pkg/__init__.py`` again and fail for
+    the real reason. Fully imported modules (torch, say) keep their package
+    and stay: re-importing an extension module is not always possible.
+    """
+    for name in [name for name in list(sys.modules) if name not in before]:
+        parent = name.rpartition(".")[0]
+        while parent:
+            if parent not in sys.modules:
+                sys.modules.pop(name, None)
+                break
+            parent = parent.rpartition(".")[0]
+
+
+def _import(module_name: str) -> tuple[ModuleType | None, str | None]:
+    """The module, or why it cannot be imported (the note of all its classes)."""
+    before = set(sys.modules)
+    try:
+        return importlib.import_module(module_name), None
+    except SystemExit as exc:
+        return None, f"cannot import {module_name}: called {_exit_words(exc)} while being imported"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - any import failure is a 'skipped'
+        return None, f"cannot import {module_name}: {_one_line(exc)}"
+    finally:
+        _drop_orphans(before)
+
+
+def _find(module: ModuleType, qualname: str) -> object:
+    """The class at ``qualname`` in ``module``, read statically; ``_ABSENT`` when missing.
+
+    ``inspect.getattr_static``, not ``getattr``: a module ``__getattr__``
+    (PEP 562) or a metaclass one must not invent a class that the import did
+    not define, nor run code of the target's.
+    """
+    obj: object = module
+    for part in qualname.split("."):
+        obj = inspect.getattr_static(obj, part, _ABSENT)
+        if obj is _ABSENT:
+            return _ABSENT
+    return obj
+
+
+class _Progress:
+    """The append-only progress file; one ``os.write`` per line."""
+
+    def __init__(self, path: str) -> None:
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def write(self, record: dict[str, Any]) -> None:
+        os.write(self._fd, (json.dumps(record) + "\n").encode())
+
+
+def _problem(member: str | None, message: str) -> dict[str, Any]:
+    return {"member": member, "message": message}
+
+
+def _check(obj: object, protocol: str, may_be_abstract: bool) -> tuple[list[dict[str, Any]], str | None]:
+    """``(problems, note)`` for one class against one protocol.
+
+    Problems that stop sglang from building the class (abstract, or a
+    constructor that cannot take sglang's call) come first, with member
+    ``"__init__"``; then the protocol's members, in its order.
+    """
+    if protocol == "DraftWorkerFactory":
+        # Injected as draft_worker_cls: build_draft_tp_worker instantiates it,
+        # so an abstract class is a problem whatever may_be_abstract says.
+        found, notes = draft_worker_cls_problems(obj)
+        problems = [_problem(p.member, p.message) for p in found]
+        if found:
+            # The constructor's signature follows the problems, as in
+            # validate_draft_worker_cls's message.
+            problems.extend(_problem("__init__", f"({note})") for note in notes)
+        return problems, None
+
+    is_class = issubclass(type(obj), type)
+    abstract = abstract_members(cast(type, obj)) if is_class else ()
+    construction: list[dict[str, Any]] = []
+    note: str | None = None
+    if abstract and may_be_abstract:
+        note = ABSTRACT_BASE_NOTE
+    elif abstract:
+        construction.append(
+            _problem("__init__", f"abstract class: sglang cannot instantiate it; implement {', '.join(abstract)}")
+        )
+    elif protocol == "SpecWorker" and is_class:
+        # sglang builds every spec worker with one call (SpecWorkerFactory).
+        ctor = verify_conformance(obj, SpecWorkerFactory)
+        construction.extend(_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor.problems)
+        if ctor.problems:
+            construction.append(
+                _problem(
+                    "__init__",
+                    f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it "
+                    "with server_args=, gpu_id=, nccl_port=, target_worker=)",
+                )
+            )
+    result = verify_conformance(obj, _PROTOCOLS[protocol])
+    members = [_problem(p.member, f"[{p.kind}] {p.message}") for p in result.problems]
+    return construction + members, note
+
+
+def _signature_words(obj: object) -> str:
+    try:
+        return str(inspect.signature(cast("Callable[..., object]", obj)))
+    except Exception:
+        return "(signature unreadable)"
+
+
+def _results(item: dict[str, Any], obj: object, skip: str | None) -> Iterator[dict[str, Any]]:
+    for protocol in item["protocols"]:
+        entry: dict[str, Any] = {"target": item["target"], "protocol": protocol}
+        if skip is not None:
+            yield {**entry, "verdict": "skipped", "problems": [], "note": skip}
+            continue
+        try:
+            problems, note = _check(obj, protocol, bool(item.get("may_be_abstract", False)))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            # verify_conformance reports every Exception as a problem; what
+            # escapes is the target's code (a metaclass property read by
+            # inspect.signature) raising SystemExit or the like.
+            why = f"called {_exit_words(exc)}" if isinstance(exc, SystemExit) else _one_line(exc)
+            yield {**entry, "verdict": "skipped", "problems": [], "note": f"could not be checked: {why}"}
+            continue
+        yield {**entry, "verdict": "fail" if problems else "pass", "problems": problems, "note": note}
+
+
+def _write_atomically(path: str, payload: dict[str, Any]) -> None:
+    partial = f"{path}.partial"
+    with open(partial, "w", encoding="utf-8") as out:
+        json.dump(payload, out)
+    os.replace(partial, path)
 
 
 def main() -> None:
     request = json.loads(sys.stdin.read())
+    progress = _Progress(request["progress_file"])
+    try:
+        _probe(request, progress)
+    except BaseException as exc:
+        # The probe's own failure (the target's are caught where its code
+        # runs): the parent reports it as a crash, never as a skipped class.
+        progress.write({"error": _one_line(exc)})
+        raise
+    # Not sys.exit(): atexit handlers and non-daemon threads of the target
+    # would run (and could print, or hang) after the result is written.
+    os._exit(0)
+
+
+def _probe(request: dict[str, Any], progress: _Progress) -> None:
     for root in reversed(request["search_roots"]):
         if root not in sys.path:
             sys.path.insert(0, root)
-    from spec_protocols import DraftWorker, SpecWorker, verify_conformance
-    from spec_protocols._injection import draft_worker_cls_problems
-
-    protocols: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
-    results: list[dict[str, Any]] = []
-    import_errors: dict[str, str] = {}
-    for item in request["classes"]:
-        module_name = item["module"]
-        entry = {"target": item["target"]}
-        obj: Any = None
-        if module_name not in import_errors:
-            try:
-                # Target code may print; keep stdout for our one JSON line.
-                with redirect_stdout(io.StringIO()):
-                    obj = importlib.import_module(module_name)
-                for part in item["qualname"].split("."):
-                    obj = getattr(obj, part)
-            except BaseException as exc:  # noqa: BLE001 - any import failure is a 'skipped'
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                import_errors[module_name] = _one_line(exc)
-        for protocol in item["protocols"]:
-            if module_name in import_errors:
-                results.append({**entry, "protocol": protocol, "verdict": "skipped", "problems": [],
-                                "note": f"cannot import {module_name}: {import_errors[module_name]}"})
-                continue
-            problems: list[dict[str, Any]] = []
-            if protocol == "DraftWorkerFactory":
-                found, notes = draft_worker_cls_problems(obj)
-                if found:
-                    # Notes (the constructor's signature) follow the problems,
-                    # as in validate_draft_worker_cls's message.
-                    lines = [*found, *(f"({note})" for note in notes)]
-                    problems = [{"member": None, "message": line} for line in lines]
-            else:
-                result = verify_conformance(obj, protocols[protocol])
-                problems = [{"member": p.member, "message": f"[{p.kind}] {p.message}"} for p in result.problems]
-            results.append({**entry, "protocol": protocol, "verdict": "fail" if problems else "pass", "problems": problems})
-    print(json.dumps({"results": results}))
+    imports: dict[str, tuple[ModuleType | None, str | None]] = {}
+    results: dict[str, list[dict[str, Any]]] = {}
+    for position, item in enumerate(request["classes"]):
+        index: int = item.get("index", position)
+        module_name: str = item["module"]
+        if module_name not in imports:
+            progress.write({"importing": module_name})
+            imports[module_name] = _import(module_name)
+        module, skip = imports[module_name]
+        progress.write({"checking": item["target"], "index": index})
+        obj: object = _ABSENT
+        if module is not None:
+            obj = _find(module, item["qualname"])
+            if obj is _ABSENT:
+                skip = NOT_DEFINED
+        done = list(_results(item, obj, skip))
+        progress.write({"item": index, "results": done})
+        results[str(index)] = done
+    _write_atomically(request["result_file"], {"results": results})
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException:  # noqa: BLE001
+        # A failure of the probe itself: explain it on stderr (the parent's
+        # one-line crash message), then end without the target's atexit
+        # handlers or threads, as on success.
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
