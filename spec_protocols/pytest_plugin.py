@@ -16,7 +16,12 @@ Two things for worker authors and CI owners:
   fails with the problems the checkers reported; ``-k``, ``--junitxml`` and
   the rest of pytest apply to them like to any test. ``--spec-protocols-checker
   NAME`` (repeatable) picks the checkers (default: all three), and
-  ``--spec-protocols-baseline FILE`` accepts known problems.
+  ``--spec-protocols-baseline FILE`` accepts known problems. As on the
+  command line, a baseline entry that accepted nothing although its checker
+  looked fails: it becomes one failing item,
+  ``spec-protocols-gate::unused-baseline-entry[...]``, whose message is the
+  line ``spec-protocols check`` prints; ``--spec-protocols-ignore-unused-baseline``
+  (the CLI's ``--ignore-unused-baseline``) drops those items.
 
 Loading the plugin imports neither spec_protocols' checkers nor sglang nor
 torch: pytest loads every ``pytest11`` plugin in every session of the
@@ -101,7 +106,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--spec-protocols-baseline",
         default=None,
         metavar="FILE",
-        help="baseline file of accepted problems for --spec-protocols-gate",
+        help="baseline file of accepted problems for --spec-protocols-gate "
+        "(an entry that accepts nothing is a failing item)",
+    )
+    group.addoption(
+        "--spec-protocols-ignore-unused-baseline",
+        action="store_true",
+        default=False,
+        help="no failing item for baseline entries that accept nothing",
     )
 
 
@@ -154,15 +166,25 @@ def _describe(result: Result) -> str:
 
 
 def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, Result | None, str | None]]:
-    """``(name, result, error)`` per item; one ``error`` item when the gate cannot run."""
+    """``(name, result, error)`` per item; one ``error`` item when the gate cannot run.
+
+    With a baseline, each unused entry (:func:`spec_protocols.gate.baseline.unused_entries`)
+    adds a failing item, unless ``--spec-protocols-ignore-unused-baseline``:
+    the same decision as ``spec-protocols check --baseline``, made with the
+    same helpers, so that the two cannot drift apart. The baseline is loaded
+    here before the gate runs, so that an invalid one is reported at once.
+    """
     checkers: list[str] = config.getoption("spec_protocols_checker") or list(_CHECKERS)
     baseline_opt: str | None = config.getoption("spec_protocols_baseline")
+    ignore_unused: bool = bool(config.getoption("spec_protocols_ignore_unused_baseline"))
     try:
         from spec_protocols.gate.api import run_gate
+        from spec_protocols.gate.baseline import load_baseline, unused_entries, unused_entry_line
         from spec_protocols.gate.model import GateError
     except ImportError as exc:
         return [("error", None, f"the spec-protocols gate is not available: {exc}")]
     try:
+        baseline = load_baseline(baseline_opt) if baseline_opt else None
         report = run_gate(
             list(targets),
             checkers=tuple(dict.fromkeys(checkers)),
@@ -170,7 +192,30 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
         )
     except GateError as exc:
         return [("error", None, f"spec-protocols gate: {exc}")]
-    return [(f"{r.check.target}[{r.check.protocol}]", r, None) for r in report.results]
+    items: list[tuple[str, Result | None, str | None]] = [
+        (f"{r.check.target}[{r.check.protocol}]", r, None) for r in report.results
+    ]
+    if baseline is not None and not ignore_unused:
+        names: set[str] = set()
+        for entry in unused_entries(report, baseline):
+            member = entry.member if entry.member is not None else "<class>"
+            name = f"unused-baseline-entry[{entry.target}[{entry.protocol}].{member}.{entry.checker}]"
+            # Whole-class entries differ only by message: number the repeats
+            # so that every item has its own node id.
+            base, n = name, 1
+            while name in names:
+                n += 1
+                name = f"{base}#{n}"
+            names.add(name)
+            items.append(
+                (
+                    name,
+                    None,
+                    f"spec-protocols: {unused_entry_line(entry)}\n"
+                    f"  (in {baseline_opt}: delete the entry, or pass --spec-protocols-ignore-unused-baseline)",
+                )
+            )
+    return items
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items

@@ -13,12 +13,14 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from spec_protocols.gate import cli
+from spec_protocols.gate.baseline import apply_baseline, load_baseline
+from spec_protocols.gate.model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
 
 PLUGINS = Path(__file__).resolve().parent / "fixtures" / "plugins"
 GOOD = PLUGINS / "good_plugin.py"
@@ -28,8 +30,11 @@ from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 
 
 class {name}(BaseSpecWorker):
+    def __init__(self, server_args, gpu_id, nccl_port, target_worker):
+        super().__init__()
+
     def forward_batch_generation(self, batch, on_publish=None):
-        return None
+        raise NotImplementedError
 """
 
 #: (case, exit code, stderr) of every bad input tried; printed at the end.
@@ -186,6 +191,232 @@ def test_subprocess_timeout_is_exit_2(run: Run, monkeypatch: pytest.MonkeyPatch)
     _assert_usage_error("subprocess.run raises TimeoutExpired", run(str(GOOD), "--checker", "mypy", "--timeout", "1"), "--timeout")
 
 
+# -- baselines (run_gate replaced by a fake: no checker runs) ---------------
+
+FAKE_WORKER = "pkg.workers.Worker"
+FAKE_STEP = Problem("mypy", "forward_batch_generation", "extra required argument", "pkg/workers.py", 10)
+FAKE_ABSTRACT = Problem("runtime", None, "abstract class: it cannot be instantiated; implement forward_batch_generation")
+
+
+class FakeGate:
+    """Stands in for ``spec_protocols.gate.api.run_gate``: the report is fixed
+    (one failing class: a mypy member problem and a runtime whole-class
+    problem), restricted to the chosen checkers, with the baseline applied the
+    way the real ``run_gate`` applies it. ``calls`` records every call."""
+
+    def __init__(self, *, unverified: bool = False) -> None:
+        self.calls: list[dict[str, object]] = []
+        self.unverified = unverified
+
+    def __call__(
+        self,
+        targets: Sequence[str],
+        *,
+        checkers: Sequence[str] = CHECKER_NAMES,
+        baseline: Path | None = None,
+        timeout: float = 600.0,
+        allow_import: bool = True,
+    ) -> GateReport:
+        chosen = tuple(c for c in CHECKER_NAMES if c in checkers)
+        self.calls.append({"checkers": chosen, "baseline": baseline})
+        verdicts = {"runtime": Verdict.FAIL, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
+        problems = [p for p in (FAKE_ABSTRACT, FAKE_STEP) if p.checker in chosen]
+        results = [
+            Result(
+                Check(FAKE_WORKER, "SpecWorker"),
+                Verdict.FAIL if problems else Verdict.PASS,
+                {c: verdicts[c] for c in chosen},
+                tuple(problems),
+            )
+        ]
+        if self.unverified:
+            blind = Problem(chosen[-1], None, "class is Any: untyped import")
+            results.append(
+                Result(Check("pkg.workers.Blind", "SpecWorker"), Verdict.UNVERIFIED, {chosen[-1]: Verdict.UNVERIFIED}, (blind,))
+            )
+        report = GateReport(tuple(results), chosen, {"total": 0.1})
+        if baseline is not None:
+            report = apply_baseline(report, load_baseline(baseline))
+        return report
+
+
+@pytest.fixture
+def fake_gate(monkeypatch: pytest.MonkeyPatch) -> FakeGate:
+    fake = FakeGate()
+    monkeypatch.setattr("spec_protocols.gate.api.run_gate", fake)
+    return fake
+
+
+def _baseline_file(path: Path, *entries: dict[str, object]) -> Path:
+    path.write_text(json.dumps({"version": 1, "sglang": "0.5.23", "entries": list(entries)}))
+    return path
+
+
+def _entry(member: str | None, checker: str, message: str | None = None, target: str = FAKE_WORKER) -> dict[str, object]:
+    data: dict[str, object] = {"target": target, "protocol": "SpecWorker", "member": member, "checker": checker}
+    if message is not None:
+        data["message"] = message
+    data["reason"] = "known"
+    return data
+
+
+STEP_ENTRY = _entry("forward_batch_generation", "mypy")
+ABSTRACT_ENTRY = _entry(None, "runtime", FAKE_ABSTRACT.message)
+
+
+def test_write_baseline_exits_0_when_it_wrote_the_file(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    target = tmp_path / "known.json"
+    code, out, err = run("pkg", "--write-baseline", str(target), "--reason", "pre-existing", "--format", "json")
+    assert code == 0, (out, err)
+    # The report still shows the failure; the step that records it succeeds.
+    assert json.loads(out)["summary"]["fail"] == 1
+    assert f"spec-protocols: wrote 2 baseline entries to {target}" in err
+    entries = json.loads(target.read_text())["entries"]
+    assert [(e["member"], e["checker"], e.get("message")) for e in entries] == [
+        (None, "runtime", FAKE_ABSTRACT.message),
+        ("forward_batch_generation", "mypy", None),
+    ]
+    # ... and the recorded baseline makes the next run pass.
+    code, out, err = run("pkg", "--baseline", str(target))
+    assert code == 0, (out, err)
+    assert err == ""
+
+
+def test_write_baseline_warns_about_unverified_checks(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr("spec_protocols.gate.api.run_gate", FakeGate(unverified=True))
+    target = tmp_path / "known.json"
+    code, out, err = run("pkg", "--write-baseline", str(target), "--reason", "pre-existing")
+    assert code == 0, (out, err)
+    assert "1 unverified check cannot be baselined" in err
+    code, out, err = run("pkg", "--baseline", str(target))
+    assert code == 1, (out, err)
+
+
+def test_write_baseline_failing_to_write_is_exit_2(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    _assert_usage_error(
+        "--write-baseline into a missing directory",
+        run("pkg", "--write-baseline", str(tmp_path / "no-dir" / "b.json"), "--reason", "r"),
+        "cannot write",
+    )
+
+
+def test_unused_baseline_entry_fails_the_run(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    gone = _entry("draft", "mypy")
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, ABSTRACT_ENTRY, gone)
+    code, out, err = run("pkg", "--baseline", str(path), "--format", "json")
+    assert code == 1, (out, err)
+    # Every problem was accepted: only the unused entry fails the run.
+    assert json.loads(out)["summary"] == {"total": 1, "pass": 1, "fail": 0, "unverified": 0, "baselined": 2}
+    assert err.splitlines() == [f"spec-protocols: unused baseline entry: {FAKE_WORKER} (SpecWorker) draft [mypy]"]
+
+
+def test_every_unused_entry_gets_one_line(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    path = _baseline_file(
+        tmp_path / "b.json",
+        STEP_ENTRY,
+        _entry(None, "runtime", "a message from before the fix"),
+        _entry("forward_batch_generation", "mypy", target="pkg.workers.Renamed"),
+    )
+    code, out, err = run("pkg", "--baseline", str(path))
+    assert code == 1, (out, err)
+    assert err.splitlines() == [
+        f'spec-protocols: unused baseline entry: {FAKE_WORKER} (SpecWorker) <class> [runtime] "a message from before the fix"',
+        "spec-protocols: unused baseline entry: pkg.workers.Renamed (SpecWorker) forward_batch_generation [mypy]",
+    ]
+
+
+def test_unused_entries_are_notes_of_the_rendered_report(
+    run: Run, fake_gate: FakeGate, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every output format gets them, as run-level notes (whatever it does with notes)."""
+    rendered: list[GateReport] = []
+
+    def render(report: GateReport, fmt: str, *, include_timings: bool = True) -> str:
+        rendered.append(report)
+        return "report"
+
+    monkeypatch.setattr("spec_protocols.gate.reports.render", render)
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, ABSTRACT_ENTRY, _entry("draft", "mypy"))
+    code, out, err = run("pkg", "--baseline", str(path))
+    assert code == 1, (out, err)
+    (report,) = rendered
+    assert report.notes == (f"unused baseline entry: {FAKE_WORKER} (SpecWorker) draft [mypy]",)
+    assert report.ok  # the verdicts are untouched; the exit status is the CLI's decision
+
+
+def test_ignore_unused_baseline_opts_out(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, ABSTRACT_ENTRY, _entry("draft", "mypy"))
+    code, out, err = run("pkg", "--baseline", str(path), "--ignore-unused-baseline")
+    assert code == 0, (out, err)
+    assert "unused" not in err
+
+
+def test_ignore_unused_baseline_does_not_hide_failures(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, _entry("draft", "mypy"))
+    code, out, err = run("pkg", "--baseline", str(path), "--ignore-unused-baseline")
+    assert code == 1, (out, err)  # the runtime whole-class problem is not accepted
+
+
+def test_entries_of_checkers_that_did_not_run_are_not_unused(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, ABSTRACT_ENTRY)
+    code, out, err = run("pkg", "--baseline", str(path), "--checker", "pyright")
+    assert code == 0, (out, err)
+    assert err == ""
+    assert fake_gate.calls[-1]["checkers"] == ("pyright",)
+    code, out, err = run("pkg", "--baseline", str(path), "--checker", "mypy")
+    assert code == 0, (out, err)
+
+
+def test_whole_class_entry_does_not_accept_another_message(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    other = _entry(None, "runtime", "cannot be called as sglang constructs a draft worker")
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, other)
+    code, out, err = run("pkg", "--baseline", str(path), "--format", "json")
+    assert code == 1, (out, err)
+    (item,) = json.loads(out)["results"]
+    assert [p["message"] for p in item["problems"]] == [FAKE_ABSTRACT.message]
+    assert item["checkers"]["runtime"] == "fail"
+
+
+def test_message_less_whole_class_entry_is_exit_2_before_any_checker(
+    run: Run, fake_gate: FakeGate, tmp_path: Path
+) -> None:
+    legacy = {k: v for k, v in ABSTRACT_ENTRY.items() if k != "message"}
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, legacy)
+    _assert_usage_error("whole-class baseline entry without message", run("pkg", "--baseline", str(path)), "--write-baseline")
+    assert fake_gate.calls == []
+    # Re-recording, as the message says, replaces the entry with an exact one.
+    code, out, err = run("pkg", "--write-baseline", str(path), "--reason", "re-recorded")
+    assert code == 0, (out, err)
+    code, out, err = run("pkg", "--baseline", str(path))
+    assert code == 0, (out, err)
+
+
+def test_invalid_baseline_is_exit_2_before_any_checker(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    path.write_text("{broken")
+    _assert_usage_error("invalid --baseline", run("pkg", "--baseline", str(path)), "not valid JSON")
+    _assert_usage_error("invalid --write-baseline target", run("pkg", "--write-baseline", str(path), "--reason", "r"), "not valid JSON")
+    assert fake_gate.calls == []
+    assert path.read_text() == "{broken"
+
+
+def test_rewriting_a_baseline_drops_unused_entries_and_exits_0(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
+    path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, ABSTRACT_ENTRY, _entry("draft", "mypy"))
+    code, out, err = run("pkg", "--baseline", str(path), "--write-baseline", str(path), "--reason", "new")
+    assert code == 0, (out, err)
+    assert "unused" not in err
+    assert [e["member"] for e in json.loads(path.read_text())["entries"]] == [None, "forward_batch_generation"]
+
+
+def test_help_documents_the_baseline_exit_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["check", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--ignore-unused-baseline" in help_text
+    assert "spec-protocols: unused baseline entry: TARGET (PROTOCOL) MEMBER [CHECKER]" in help_text
+    assert "exits 0 once FILE is written" in help_text
+
+
 # -- static mode runs no target code ---------------------------------------
 
 MARKER_MODULE = """\
@@ -228,8 +459,7 @@ def test_import_error_makes_runtime_skipped_static_still_run(run: Run, tmp_path:
     assert "Traceback" not in err
     (item,) = json.loads(out)["results"]
     assert item["checkers"] == {"runtime": "skipped", "mypy": "pass", "pyright": "pass"}, item
-    runtime = [p["message"] for p in item["problems"] if p["checker"] == "runtime"]
-    assert any("boom at import time" in m for m in runtime), item
+    assert any(n.startswith("runtime: skipped:") and "boom at import time" in n for n in item["notes"]), item
     # skipped is not a failure: the static checkers decided.
     assert item["verdict"] == "pass"
     assert code == 0

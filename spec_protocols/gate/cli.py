@@ -10,9 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from spec_protocols.gate.model import CHECKER_NAMES, GateError
+from spec_protocols.gate.model import CHECKER_NAMES, GateError, Verdict
+
+if TYPE_CHECKING:
+    from spec_protocols.gate.baseline import BaselineEntry
 
 __all__ = ["main"]
 
@@ -45,7 +48,19 @@ The runtime checker IMPORTS the target, running its module-level code. For
 untrusted code use --no-import (or --checker mypy --checker pyright): static
 discovery and the static checkers never import or run the target.
 
-exit status: 0 all pass, 1 any fail or unverified, 2 usage or environment error
+exit status: 0 all pass, 1 any fail or unverified (or an unused baseline
+entry), 2 usage or environment error
+
+baselines (see docs/verdicts.md):
+  --baseline FILE  accept the problems recorded in FILE. An entry that accepts
+      nothing although its checker looked fails the run (exit 1), one line
+      on stderr each:
+    spec-protocols: unused baseline entry: TARGET (PROTOCOL) MEMBER [CHECKER]
+      --ignore-unused-baseline turns that off (e.g. for fewer targets than
+      the baseline was written for).
+  --write-baseline FILE  record every current problem in FILE, with --reason;
+      exits 0 once FILE is written, whatever the verdicts (unverified checks
+      cannot be recorded, and still fail a later --baseline run).
 
 examples:
   spec-protocols check
@@ -105,9 +120,22 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-import", action="store_true", help="never import the target: static checkers only")
     check.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
     check.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
-    check.add_argument("--baseline", type=Path, metavar="FILE", help="accept the known deviations recorded in FILE")
     check.add_argument(
-        "--write-baseline", type=Path, metavar="FILE", help="record every current problem in FILE (needs --reason)"
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="accept the known deviations recorded in FILE; an unused entry fails the run",
+    )
+    check.add_argument(
+        "--ignore-unused-baseline",
+        action="store_true",
+        help="with --baseline: do not fail (or report) entries that accepted nothing",
+    )
+    check.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="FILE",
+        help="record every current problem in FILE (needs --reason); exit 0 once written",
     )
     check.add_argument("--reason", help="the reason stored with each new --write-baseline entry")
     check.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
@@ -143,11 +171,36 @@ def _version() -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    """Run the gate and decide the exit status.
+
+    The exit decision lives here, not in ``run_gate`` or :class:`GateReport`:
+    "unused baseline entry" and "a baseline was written" are properties of this
+    invocation (its flags), not of the verdicts, and the pytest plugin makes
+    the same decision with the same helpers from :mod:`spec_protocols.gate.baseline`.
+
+    * ``--write-baseline FILE``: 0 once FILE is written, whatever the verdicts
+      (recording a baseline is the step's job; the report still shows them).
+    * otherwise 1 if any check is not ``pass``, or (with ``--baseline`` and
+      without ``--ignore-unused-baseline``) any entry is unused; else 0.
+    """
     from spec_protocols.gate.api import run_gate
+    from spec_protocols.gate.baseline import (
+        load_baseline,
+        note_unused,
+        unused_entries,
+        unused_entry_line,
+        write_baseline,
+    )
     from spec_protocols.gate.reports import render
 
     if args.write_baseline and not args.reason:
         raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
+    # Validate both baseline files before the checkers run (minutes): a typo
+    # in a baseline is exit 2 at once. The file to be written is read as its
+    # writer will read it (whole-class entries without message are replaced).
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    if args.write_baseline and args.write_baseline.exists():
+        load_baseline(args.write_baseline, lenient=True)
     checkers = args.checkers or list(CHECKER_NAMES)
     if args.no_import:
         if args.checkers and "runtime" in args.checkers:
@@ -160,25 +213,32 @@ def _check(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         allow_import=not args.no_import,
     )
-    if args.baseline:
-        from spec_protocols.gate.baseline import load_baseline, stale_entries
-
-        for entry in stale_entries(report, load_baseline(args.baseline)):
-            # Not an error (the code got better), but the entry should go.
-            sys.stderr.write(
-                f"spec-protocols: warning: baseline entry matched nothing: {entry.target} "
-                f"{entry.protocol} {entry.member} ({entry.checker})\n"
-            )
-    if args.write_baseline:
-        from spec_protocols.gate.baseline import write_baseline
-
-        write_baseline(report, args.write_baseline, reason=args.reason)
+    unused: tuple[BaselineEntry, ...] = ()
+    if baseline is not None and not args.ignore_unused_baseline and not args.write_baseline:
+        # When writing, unused entries are what the new file drops: not an error.
+        unused = unused_entries(report, baseline)
+        report = note_unused(report, unused)
+    written = write_baseline(report, args.write_baseline, reason=args.reason) if args.write_baseline else None
     text = render(report, args.format, include_timings=not args.no_timings)
     if args.output:
         args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0 if report.ok else 1
+    for entry in unused:
+        sys.stderr.write(f"spec-protocols: {unused_entry_line(entry)}\n")
+    if written is not None:
+        count = len(written.entries)
+        sys.stderr.write(
+            f"spec-protocols: wrote {count} baseline entr{'y' if count == 1 else 'ies'} to {args.write_baseline}\n"
+        )
+        blind = sum(1 for r in report.results if r.verdict is Verdict.UNVERIFIED)
+        if blind:
+            sys.stderr.write(
+                f"spec-protocols: warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be "
+                "baselined and still fail the gate\n"
+            )
+        return 0
+    return 0 if report.ok and not unused else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
