@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate.discovery import discover, module_roles, resolve_target
-from spec_protocols.gate.model import ClassRole, GateError
+from spec_protocols.gate.discovery import discover
+from spec_protocols.gate.model import ClassRole, Discovery, GateError
+from spec_protocols.gate.targets import resolve_target
 
 SPEC = "sglang.srt.speculative"
 SPEC_WORKERS = {
@@ -30,6 +31,11 @@ DRAFT_WORKERS = {
     f"{SPEC}.frozen_kv_mtp_worker_v2.FrozenKVMTPDraftWorker",
 }
 TP_MODEL_WORKER = "sglang.srt.managers.tp_worker.TpModelWorker"
+
+
+def module_roles(found: Discovery) -> dict[str, frozenset[ClassRole]]:
+    """Roles by dotted class path."""
+    return {c.dotted: c.roles for c in found.classes}
 
 
 @pytest.fixture(scope="module")

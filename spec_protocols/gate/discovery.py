@@ -1,33 +1,35 @@
-"""Static discovery: which classes to check, found by reading source only.
+"""Static discovery: which classes and injection sites to check, from source only.
 
-Nothing here imports a target. Modules are located with
-``importlib.machinery.PathFinder`` (which only looks at directories) and read
-with :mod:`ast`, so pointing the gate at untrusted plugin code with only the
-static checkers never runs that code.
-
-A class is picked when
+Nothing here imports a target (see :mod:`spec_protocols.gate.targets` for how
+targets are located and :mod:`spec_protocols.gate.source_index` for how their
+source is read). A class is picked when
 
 * it subclasses (directly or not) sglang's ``BaseSpecWorker`` or
-  ``spec_protocols.SpecWorkerBase``: checked against ``SpecWorker``;
+  ``spec_protocols.SpecWorkerBase``: checked against ``SpecWorker`` (and, when
+  it is not an intentional base, its constructor against ``SpecWorkerFactory``);
 * it subclasses ``EagleDraftWorkerBase`` or ``TpModelWorker``: ``DraftWorker``;
-* it is injected as a draft worker class: a ``draft_worker_cls=X`` keyword in a
-  call, a ``draft_worker_cls = X`` class attribute, or a parameter
-  ``draft_worker_cls=X`` default: ``DraftWorkerFactory`` (and ``DraftWorker``,
-  since what the factory builds must be one).
+* a plain reference to it is injected as ``draft_worker_cls``:
+  ``DraftWorkerFactory`` (and ``DraftWorker``, since what the factory builds
+  must be one).
 
-Base classes are resolved through each module's imports (``TYPE_CHECKING``
-imports included), following re-exports, into modules outside the target when
-needed (a plugin's worker on sglang's ``EAGLEWorkerV2``).
+Any other expression injected as ``draft_worker_cls`` (``self.attr``, a
+``functools.partial``, a factory function, a lambda, a class defined in a
+function, a conditional expression) is an :class:`InjectionSite`: discovery
+does not try to understand it; the static checkers judge it in place
+(:mod:`spec_protocols.gate.sites`). Injections are found wherever the name
+``draft_worker_cls`` is given a value: a call keyword, a ``**{...}`` or any
+dict literal key, a ``x["draft_worker_cls"] = ...`` assignment, a class
+attribute, a parameter default. A parameter forwarded unchanged
+(``draft_worker_cls=draft_worker_cls``) is not an injection: its default and
+its callers' keywords are.
 """
 
 from __future__ import annotations
 
 import ast
-import keyword
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from importlib.machinery import PathFinder
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spec_protocols.gate.model import (
@@ -35,18 +37,13 @@ from spec_protocols.gate.model import (
     DiscoveredClass,
     Discovery,
     GateError,
+    InjectionSite,
     ResolvedTarget,
 )
+from spec_protocols.gate.source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
+from spec_protocols.gate.targets import search_path
 
-__all__ = [
-    "DRAFT_ROOTS",
-    "imported_modules",
-    "search_path",
-    "SPEC_ROOTS",
-    "discover",
-    "find_module_file",
-    "resolve_target",
-]
+__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover", "imported_modules"]
 
 #: Fully qualified names of the classes whose subclasses are spec workers.
 SPEC_ROOTS: frozenset[str] = frozenset(
@@ -66,362 +63,46 @@ DRAFT_ROOTS: frozenset[str] = frozenset(
 )
 _ROOTS = SPEC_ROOTS | DRAFT_ROOTS
 _INJECTION_NAME = "draft_worker_cls"
-# How deep to follow a chain of re-exports or base classes before giving up
-# (a cycle or a pathological package); nothing real comes close.
-_MAX_DEPTH = 40
+_ABSTRACT_DECORATORS = frozenset(
+    {"abc.abstractmethod", "abc.abstractproperty", "abc.abstractclassmethod", "abc.abstractstaticmethod"}
+)
+_ABC_BASES = frozenset({"abc.ABC"})
+_ABC_METACLASSES = frozenset({"abc.ABCMeta"})
 
 
-def search_path(extra: Sequence[Path] = ()) -> list[str]:
-    # The current directory first, as `python -m` would, then the interpreter's path.
-    return [str(p) for p in extra] + [str(Path.cwd())] + [p for p in sys.path if p]
+@dataclass(frozen=True, slots=True)
+class _Injection:
+    """One value given to ``draft_worker_cls`` in a target module."""
 
-
-def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
-    """The source of module ``name``: its ``.py`` file, a package's ``__init__.py``,
-    or a namespace package's directory. None when it cannot be found.
-
-    Walks the dotted name one component at a time with ``PathFinder``, which
-    reads directories and never executes a package's ``__init__``.
-    """
-    path: list[str] | None = list(search_path)
-    spec = None
-    parts = name.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return None
-    for part in parts:
-        if path is None:
-            return None  # a plain module has no submodules
-        # Only the last component is passed: PathFinder looks up the tail name
-        # in `path` anyway, and a dotted name would make it consult
-        # sys.modules for the parent of a namespace package (a KeyError when,
-        # as here, nothing was imported).
-        spec = PathFinder.find_spec(part, path)
-        if spec is None:
-            return None
-        path = list(spec.submodule_search_locations or []) or None
-    if spec is None:
-        return None
-    if spec.origin in (None, "namespace"):
-        # A namespace package (sglang.srt and sglang.srt.speculative are).
-        locations = list(spec.submodule_search_locations or [])
-        return Path(locations[0]) if locations else None
-    origin = Path(spec.origin)
-    return origin if origin.suffix == ".py" else None
-
-
-def _package_modules(name: str, init_file: Path) -> dict[str, Path]:
-    """Every module of a package, recursively. ``init_file`` is its ``__init__.py``,
-    or its directory for a namespace package."""
-    namespace = init_file.is_dir()
-    root = init_file if namespace else init_file.parent
-    found = {} if namespace else {name: init_file}
-    for file in sorted(root.rglob("*.py")):
-        rel = file.relative_to(root).with_suffix("")
-        parts = list(rel.parts)
-        if any(not p.isidentifier() for p in parts):
-            continue  # e.g. a "tests-data" folder: not importable as a module
-        # Below a regular package, only descend through regular packages, as
-        # the import system would; a namespace package's subfolders import too.
-        if not namespace and not all(
-            (root.joinpath(*parts[:i]) / "__init__.py").is_file() for i in range(1, len(parts))
-        ):
-            continue
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-            if not parts:
-                continue
-        found[".".join([name, *parts])] = file
-    return found
-
-
-def _module_name_for_file(file: Path) -> tuple[str, Path]:
-    """Dotted name of a .py file and the directory it is importable from."""
-    file = file.resolve()
-    parts = [] if file.name == "__init__.py" else [file.stem]
-    directory = file.parent
-    while (directory / "__init__.py").is_file():
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    if not parts:
-        raise GateError(f"{file}: cannot tell its module name")
-    name = ".".join(parts)
-    _require_module_name(name)
-    return name, directory
-
-
-def _require_module_name(name: str) -> None:
-    """Only names Python could import reach the checkers (and the runtime import).
-
-    Validated here, at the entrance, so that every checker -- the runtime one,
-    which imports, included -- only ever sees a dotted identifier.
-    """
-    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in name.split(".")):
-        raise GateError(f"{name!r} is not a valid module name; the gate only checks importable names")
-
-
-def resolve_target(spec: str) -> ResolvedTarget:
-    """Locate a TARGET: a dotted module or package, ``module:Class``, or a path.
-
-    Raises :class:`GateError` for a target that cannot be found.
-    """
-    module_part, sep, class_name = spec.partition(":")
-    if sep and not (class_name and class_name.replace(".", "").isidentifier()):
-        raise GateError(f"{spec}: expected module:Class, and {class_name!r} is not a class name")
-    looks_like_path = module_part.endswith(".py") or "/" in module_part or Path(module_part).exists()
-    if looks_like_path:
-        path = Path(module_part)
-        if not path.exists():
-            raise GateError(f"{spec}: no such file or directory")
-        if path.is_file():
-            if path.suffix != ".py":
-                raise GateError(f"{spec}: not a Python file")
-            name, root = _module_name_for_file(path)
-            return ResolvedTarget(spec, {name: path.resolve()}, root, class_name or None)
-        init = path / "__init__.py"
-        if init.is_file():
-            name, root = _module_name_for_file(init)
-            return ResolvedTarget(spec, _package_modules(name, init.resolve()), root, class_name or None)
-        # A plain directory of modules (no __init__.py): its files are top-level modules.
-        root = path.resolve()
-        modules: dict[str, Path] = {}
-        for file in sorted(root.glob("*.py")):
-            if file.stem.isidentifier():
-                modules[file.stem] = file
-        for sub in sorted(root.iterdir()):
-            if (sub / "__init__.py").is_file() and sub.name.isidentifier():
-                modules.update(_package_modules(sub.name, sub / "__init__.py"))
-        if not modules:
-            raise GateError(f"{spec}: no Python modules in this directory")
-        return ResolvedTarget(spec, modules, root, class_name or None)
-
-    if not all(part.isidentifier() for part in module_part.split(".")):
-        raise GateError(f"{spec}: not a module name, module:Class, or existing path")
-    found = find_module_file(module_part, search_path())
-    if found is None:
-        raise GateError(f"{spec}: no module named {module_part!r} on the import path")
-    file = found
-    # The directory the top-level package lives in: one level up per dotted part.
-    depth = len(module_part.split(".")) - (0 if file.name == "__init__.py" or file.is_dir() else 1)
-    root = file.parent
-    for _ in range(depth):
-        root = root.parent
-    if file.is_dir():
-        if class_name:
-            raise GateError(f"{spec}: {module_part} is a namespace package, not a module")
-        modules = _package_modules(module_part, file)
-        if not modules:
-            raise GateError(f"{spec}: no Python modules in {file}")
-        return ResolvedTarget(spec, modules, root)
-    if file.name == "__init__.py" and not class_name:
-        return ResolvedTarget(spec, _package_modules(module_part, file), root)
-    return ResolvedTarget(spec, {module_part: file}, root, class_name or None)
-
-
-# -- parsing ---------------------------------------------------------------
-
-
-@dataclass
-class _Module:
-    name: str
-    file: Path
-    is_package: bool
-    #: local name -> fully qualified dotted name it was imported as
-    imports: dict[str, str] = field(default_factory=dict[str, str])
-    #: qualname -> class definition (nested classes as Outer.Inner)
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict[str, ast.ClassDef])
-    tree: ast.Module | None = None
-
-
-def _parse(name: str, file: Path, *, strict: bool) -> _Module | None:
-    try:
-        source = file.read_bytes()
-        tree = ast.parse(source, filename=str(file))
-    except SyntaxError as exc:
-        if strict:
-            raise GateError(f"{file}:{exc.lineno}: syntax error: {exc.msg}") from None
-        return None
-    except (OSError, ValueError) as exc:
-        if strict:
-            raise GateError(f"{file}: cannot read: {exc}") from None
-        return None
-    module = _Module(name, file, file.name == "__init__.py", tree=tree)
-    package = name if module.is_package else name.rpartition(".")[0]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    module.imports[alias.asname] = alias.name
-                else:
-                    top = alias.name.partition(".")[0]
-                    module.imports.setdefault(top, top)
-        elif isinstance(node, ast.ImportFrom):
-            base = _absolute_from(package, node.module, node.level)
-            if base is None:
-                continue
-            for alias in node.names:
-                if alias.name != "*":
-                    module.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
-
-    def collect(body: Iterable[ast.stmt], prefix: str) -> None:
-        for stmt in body:
-            if isinstance(stmt, ast.ClassDef):
-                qual = f"{prefix}{stmt.name}"
-                module.classes[qual] = stmt
-                collect(stmt.body, qual + ".")
-            elif isinstance(stmt, ast.If | ast.Try):
-                # Classes defined under `if TYPE_CHECKING:` / try-except are still classes.
-                collect(stmt.body, prefix)
-                collect(stmt.orelse, prefix)
-
-    collect(tree.body, "")
-    return module
-
-
-def _absolute_from(package: str, module: str | None, level: int) -> str | None:
-    if level == 0:
-        return module
-    parts = package.split(".") if package else []
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    if module:
-        base.append(module)
-    return ".".join(base) or None
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    """``a.b.C`` for a Name/Attribute chain; None for anything else."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        head = _dotted(expr.value)
-        return None if head is None else f"{head}.{expr.attr}"
-    if isinstance(expr, ast.Subscript):  # Generic[T], SomeBase[int]
-        return _dotted(expr.value)
-    return None
-
-
-class _Index:
-    """Parsed modules, loaded on demand, and class-name resolution across them."""
-
-    def __init__(self, search_path: list[str]) -> None:
-        self._search_path = search_path
-        self._modules: dict[str, _Module | None] = {}
-
-    def add(self, name: str, file: Path) -> _Module:
-        module = _parse(name, file, strict=True)
-        assert module is not None
-        self._modules[name] = module
-        return module
-
-    def get(self, name: str) -> _Module | None:
-        if name not in self._modules:
-            file = find_module_file(name, self._search_path)
-            # Modules outside the target are read leniently: a syntax error in
-            # some dependency is not the user's input error.
-            self._modules[name] = None if file is None else _parse(name, file, strict=False)
-        return self._modules[name]
-
-    def resolve(self, module: _Module, dotted: str, depth: int = 0) -> str | None:
-        """The fully qualified ``module.Class`` that ``dotted`` names in ``module``."""
-        if depth > _MAX_DEPTH:
-            return None
-        head, _, rest = dotted.partition(".")
-        if dotted in module.classes:
-            return f"{module.name}.{dotted}"
-        if head in module.imports:
-            full = module.imports[head] + (f".{rest}" if rest else "")
-            return self.canonical(full, depth + 1)
-        return None
-
-    def canonical(self, full: str, depth: int = 0) -> str | None:
-        """Follow re-exports until ``full`` names the module that defines the class."""
-        if depth > _MAX_DEPTH:
-            return None
-        parts = full.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            module = self.get(".".join(parts[:cut]))
-            if module is None:
-                continue
-            return self.resolve(module, ".".join(parts[cut:]), depth + 1) or (
-                full if full in _ROOTS else None
-            )
-        return full if full in _ROOTS else None
-
-    def class_def(self, qualified: str) -> tuple[_Module, str, ast.ClassDef] | None:
-        parts = qualified.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            module = self.get(".".join(parts[:cut]))
-            if module is not None:
-                qual = ".".join(parts[cut:])
-                node = module.classes.get(qual)
-                return None if node is None else (module, qual, node)
-        return None
-
-    def ancestry(self, qualified: str) -> tuple[str, ...]:
-        """Resolved base classes of ``qualified``, breadth first (roots included)."""
-        seen: list[str] = []
-        queue = [qualified]
-        while queue and len(seen) < 200:
-            current = queue.pop(0)
-            if current in _ROOTS and current != qualified:
-                continue  # stop at a root: its own bases are not interesting
-            found = self.class_def(current)
-            if found is None:
-                continue
-            module, _, node = found
-            for base in node.bases:
-                dotted = _dotted(base)
-                resolved = None if dotted is None else self.resolve(module, dotted)
-                if resolved is not None and resolved not in seen and resolved != qualified:
-                    seen.append(resolved)
-                    queue.append(resolved)
-        return tuple(seen)
-
-
-def _injections(module: _Module) -> Iterator[tuple[ast.expr, int]]:
-    """Every expression injected as ``draft_worker_cls`` in a module, with its line."""
-    assert module.tree is not None
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Call):
-            for kw in node.keywords:
-                if kw.arg == _INJECTION_NAME:
-                    yield kw.value, kw.value.lineno
-        elif isinstance(node, ast.ClassDef):
-            for stmt in node.body:
-                if isinstance(stmt, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == _INJECTION_NAME for t in stmt.targets
-                ):
-                    yield stmt.value, stmt.lineno
-                elif (
-                    isinstance(stmt, ast.AnnAssign)
-                    and isinstance(stmt.target, ast.Name)
-                    and stmt.target.id == _INJECTION_NAME
-                    and stmt.value is not None
-                ):
-                    yield stmt.value, stmt.lineno
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            args = node.args
-            positional = [*args.posonlyargs, *args.args]
-            for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
-                if arg.arg == _INJECTION_NAME:
-                    yield default, default.lineno
-            for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
-                if arg.arg == _INJECTION_NAME and kw_default is not None:
-                    yield kw_default, kw_default.lineno
+    module: ModuleSource
+    scope: str
+    value: ast.expr
 
 
 def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
-    """Find the classes to check in ``targets``; raise GateError if there are none."""
+    """Find the classes and injection sites to check in ``targets``.
+
+    Raises GateError when there is nothing to check, or when a checked class
+    depends on a target file that cannot be parsed.
+    """
     roots = [t.search_root for t in targets]
-    index = _Index(search_path(roots))
-    target_modules: dict[str, _Module] = {}
+    index = SourceIndex(search_path(roots), _ROOTS)
+    target_modules: dict[str, ModuleSource] = {}
+    notes: list[str] = [note for t in targets for note in t.notes]
     for target in targets:
+        # A target of one file must parse; a file that is merely part of a
+        # package or folder becomes a note when it does not.
+        strict = len(target.modules) == 1
         for name, file in target.modules.items():
-            target_modules[name] = index.add(name, file)
+            if name in target_modules:
+                continue
+            module = index.add(name, file, strict=strict)
+            if module is not None:
+                target_modules[name] = module
 
     picked: dict[str, set[ClassRole]] = {}
-    sites: dict[str, list[str]] = {}
+    injected_at: dict[str, list[str]] = {}
+    sites: list[InjectionSite] = []
     # (module, class) pairs named as module:Class; such a target has one module.
     wanted = {(next(iter(t.modules)), t.class_name) for t in targets if t.class_name and t.modules}
 
@@ -442,15 +123,19 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
                 roles.add(ClassRole.SPEC_WORKER)
             if roles:
                 picked.setdefault(qualified, set()).update(roles)
-        for expr, line in _injections(module):
-            dotted = _dotted(expr)
-            resolved = None if dotted is None else index.resolve(module, dotted)
-            # A forwarded parameter (draft_worker_cls=draft_worker_cls) or any
-            # non-class expression resolves to nothing: not an injection site.
-            if resolved is None or index.class_def(resolved) is None:
-                continue
-            picked.setdefault(resolved, set()).update({ClassRole.INJECTED, ClassRole.DRAFT_WORKER})
-            sites.setdefault(resolved, []).append(f"{module.file}:{line}")
+        for unreachable in module.unreachable:
+            notes.append(
+                f"{module.name}.{unreachable.qualname} ({module.file}:{unreachable.line}) is defined only when "
+                f"{unreachable.condition}, which is false on Python {sys.version_info.major}.{sys.version_info.minor} "
+                f"({sys.platform}): not checked"
+            )
+        for injection in _injections(module):
+            site_or_class = _classify_injection(index, injection)
+            if isinstance(site_or_class, str):
+                picked.setdefault(site_or_class, set()).update({ClassRole.INJECTED, ClassRole.DRAFT_WORKER})
+                injected_at.setdefault(site_or_class, []).append(f"{module.file}:{injection.value.lineno}")
+            elif site_or_class is not None:
+                sites.append(site_or_class)
 
     for module_name, class_name in wanted:
         module = target_modules[module_name]
@@ -462,64 +147,279 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
     if wanted and len(wanted) == len(targets):
         keep = {f"{m}.{c}" for m, c in wanted}
         picked = {k: v for k, v in picked.items() if k in keep}
+        sites = []
 
+    sites = _number_sites(sites)
     classes: list[DiscoveredClass] = []
     source_modules: dict[str, Path] = {}
+    subclassed = {base for qualified in picked for base in index.ancestry(qualified)}
     for qualified, roles in sorted(picked.items()):
         found = index.class_def(qualified)
         if found is None:
             continue
-        module, qual, node = found
-        chain = index.ancestry(qualified)
+        module, info = found
+        trail: list[str] = []
+        chain = index.ancestry(qualified, trail)
         classes.append(
             DiscoveredClass(
                 module=module.name,
-                qualname=qual,
+                qualname=info.qualname,
                 file=module.file,
-                line=node.lineno,
+                line=info.node.lineno,
                 roles=frozenset(roles),
                 bases=chain,
-                injection_sites=tuple(sites.get(qualified, ())),
+                injection_sites=tuple(injected_at.get(qualified, ())),
+                may_be_abstract=qualified in subclassed or _declares_abstract(index, module, info.node),
             )
         )
-        # The checkers must read, from source, the module of the class and of
-        # every base up to the roots (stubs never shadow code under test).
+        # The checkers must read, from source, the module of the class, of
+        # every base up to the roots, and every module a base was re-exported
+        # or star-imported through (stubs never shadow code under test, and a
+        # module mypy skips turns what it exports into Any).
         for name in (qualified, *chain):
             defined = index.class_def(name)
             if defined is not None:
                 source_modules[defined[0].name] = defined[0].file
+        for name in trail:
+            through = index.get(name)
+            if through is not None:
+                source_modules[through.name] = through.file
+    for site in sites:
+        source_modules[site.module] = site.file
 
-    if not classes:
+    _require_parsed_dependencies(index, target_modules, source_modules)
+    notes.extend(index.unparsed[name] for name in sorted(index.unparsed))
+    if not classes and not sites:
         specs = ", ".join(t.spec for t in targets)
-        raise GateError(f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
-                        "EagleDraftWorkerBase or TpModelWorker, and no draft_worker_cls injection")
+        raise GateError(
+            f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
+            "EagleDraftWorkerBase or TpModelWorker, and no draft_worker_cls injection"
+        )
     # A root that is an installed site-packages needs no adding (the checkers
     # search it anyway), and adding it would let pyright read every package in it.
     extra = [r for r in roots if not {"site-packages", "dist-packages"} & set(r.parts)]
     source_modules = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
-    return Discovery(tuple(classes), source_modules, tuple(dict.fromkeys(extra)))
+    return Discovery(
+        tuple(classes),
+        source_modules,
+        tuple(dict.fromkeys(extra)),
+        sites=tuple(sites),
+        notes=tuple(dict.fromkeys(notes)),
+    )
 
 
-def imported_modules(modules: Mapping[str, Path]) -> frozenset[str]:
-    """Every module the given modules import (``from a import b`` names both
+def _declares_abstract(index: SourceIndex, module: ModuleSource, node: ast.ClassDef) -> bool:
+    """Whether a class is abstract on purpose: it declares abstract members of
+    its own, lists ``ABC`` among its bases, or has ``metaclass=ABCMeta``."""
+    for base in node.bases:
+        dotted = dotted_name(base)
+        if dotted is not None and _resolves_to(index, module, dotted, _ABC_BASES):
+            return True
+    for keyword in node.keywords:
+        dotted = dotted_name(keyword.value)
+        if keyword.arg == "metaclass" and dotted is not None and _resolves_to(index, module, dotted, _ABC_METACLASSES):
+            return True
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in stmt.decorator_list:
+                dotted = dotted_name(decorator)
+                if dotted is not None and _resolves_to(index, module, dotted, _ABSTRACT_DECORATORS):
+                    return True
+    return False
+
+
+def _resolves_to(index: SourceIndex, module: ModuleSource, dotted: str, names: frozenset[str]) -> bool:
+    """Whether ``dotted`` in ``module`` names one of ``names`` (stdlib names,
+    which the index does not parse: resolved through the import bindings)."""
+    head, _, rest = dotted.partition(".")
+    if head in module.imports:
+        full = module.imports[head] + (f".{rest}" if rest else "")
+        return full in names
+    return any(f"{star}.{dotted}" in names for star in module.star_imports)
+
+
+# -- injections ------------------------------------------------------------------
+
+
+def _injections(module: ModuleSource) -> Iterator[_Injection]:
+    """Every value given to ``draft_worker_cls`` in a module, with its scope."""
+    yield from _InjectionFinder(module).find()
+
+
+class _InjectionFinder(ast.NodeVisitor):
+    def __init__(self, module: ModuleSource) -> None:
+        self.module = module
+        self.scope: list[str] = []
+        #: parameters of the enclosing functions, innermost last
+        self.parameters: list[frozenset[str]] = []
+        self.found: list[_Injection] = []
+
+    def find(self) -> list[_Injection]:
+        self.visit(self.module.tree)
+        return self.found
+
+    def _add(self, value: ast.expr, scope: str | None = None) -> None:
+        if isinstance(value, ast.Name) and self.parameters and value.id in self.parameters[-1]:
+            return  # forwarded unchanged: judged at its default and its callers
+        self.found.append(_Injection(self.module, scope or ".".join(self.scope) or "<module>", value))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expr)
+        self.scope.append(node.name)
+        for stmt in node.body:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+            value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+            if value is not None and any(isinstance(t, ast.Name) and t.id == _INJECTION_NAME for t in targets):
+                self._add(value)
+            self.visit(stmt)
+        self.scope.pop()
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        args = node.args
+        if not isinstance(node, ast.Lambda):
+            for expr in node.decorator_list:
+                self.visit(expr)
+        positional = [*args.posonlyargs, *args.args]
+        own_scope = ".".join([*self.scope, node.name]) if not isinstance(node, ast.Lambda) else None
+        defaults = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+        defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for arg, default in defaults:
+            # Defaults are evaluated where the function is defined.
+            self.visit(default)
+            is_sentinel = isinstance(default, ast.Constant) and default.value is None
+            if arg.arg == _INJECTION_NAME and not is_sentinel:
+                self._add(default, own_scope)
+        names = {a.arg for a in [*positional, *args.kwonlyargs]}
+        names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        if not isinstance(node, ast.Lambda):
+            self.scope.append(node.name)
+        self.parameters.append(frozenset(names))
+        body = node.body if isinstance(node.body, list) else [node.body]
+        for stmt in body:
+            self.visit(stmt)
+        self.parameters.pop()
+        if not isinstance(node, ast.Lambda):
+            self.scope.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._function(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        for keyword in node.keywords:
+            if keyword.arg == _INJECTION_NAME:
+                self._add(keyword.value)
+        self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        # `**{"draft_worker_cls": X}`, `kwargs = {"draft_worker_cls": X}`
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value == _INJECTION_NAME:
+                self._add(value)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        # kwargs["draft_worker_cls"] = X
+        for target in node.targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.slice, ast.Constant)
+                and target.slice.value == _INJECTION_NAME
+            ):
+                self._add(node.value)
+        self.generic_visit(node)
+
+
+def _classify_injection(index: SourceIndex, injection: _Injection) -> str | InjectionSite | None:
+    """A plain reference to a class: its qualified name. Anything else: a site."""
+    value = injection.value
+    module = injection.module
+    dotted = dotted_name(value) if isinstance(value, ast.Name | ast.Attribute) else None
+    if dotted is not None and not dotted.startswith(("self.", "cls.")):
+        resolved = index.resolve(module, dotted)
+        if resolved is not None and index.class_def(resolved) is not None:
+            return resolved
+    segment = ast.get_source_segment(module.source, value) or ast.unparse(value)
+    assert value.end_lineno is not None and value.end_col_offset is not None
+    return InjectionSite(
+        target=f"{module.name}.{injection.scope}:{_INJECTION_NAME}",
+        module=module.name,
+        file=module.file,
+        line=value.lineno,
+        col=value.col_offset,
+        end_line=value.end_lineno,
+        end_col=value.end_col_offset,
+        text=" ".join(segment.split()),
+    )
+
+
+def _number_sites(sites: Sequence[InjectionSite]) -> list[InjectionSite]:
+    """``#2``, ``#3`` for further sites in one scope, in source order."""
+    ordered = sorted(sites, key=lambda s: (s.module, s.line, s.col))
+    seen: dict[str, int] = {}
+    numbered: list[InjectionSite] = []
+    for site in ordered:
+        count = seen.get(site.target, 0) + 1
+        seen[site.target] = count
+        numbered.append(replace(site, target=f"{site.target}#{count}") if count > 1 else site)
+    return numbered
+
+
+def _require_parsed_dependencies(
+    index: SourceIndex, target_modules: Mapping[str, ModuleSource], source_modules: Mapping[str, Path]
+) -> None:
+    """A target file that cannot be parsed is a note, unless a checked class
+    depends on it: then nothing about that class can be verified (mypy stops on
+    a syntax error in any module it reads), and the run is an input error."""
+    if not index.unparsed:
+        return
+    imports = imported_modules({name: m.file for name, m in target_modules.items()}, index=target_modules)
+    needed: set[str] = set(source_modules)
+    frontier = list(source_modules)
+    while frontier:
+        current = frontier.pop()
+        for name in imports.get(current, ()):
+            if name in index.unparsed:
+                raise GateError(
+                    f"{index.unparsed[name].replace(': not checked: ', ': ', 1)} "
+                    f"(imported by {current}, which defines a checked class)"
+                )
+            if name in target_modules and name not in needed:
+                needed.add(name)
+                frontier.append(name)
+
+
+def imported_modules(
+    modules: Mapping[str, Path], *, index: Mapping[str, ModuleSource] | None = None
+) -> Mapping[str, frozenset[str]]:
+    """For each module, every module it imports (``from a import b`` names both
     ``a`` and, in case it is a submodule, ``a.b``); unresolvable names included."""
-    found: set[str] = set()
+    found: dict[str, frozenset[str]] = {}
     for name, file in modules.items():
-        module = _parse(name, file, strict=False)
-        if module is None or module.tree is None:
-            continue
-        package = name if module.is_package else name.rpartition(".")[0]
-        for node in ast.walk(module.tree):
+        source = index.get(name) if index is not None else None
+        if source is None:
+            try:
+                tree = ast.parse(file.read_bytes(), filename=str(file))
+            except (SyntaxError, OSError, ValueError):
+                continue
+            package = name if file.name == "__init__.py" else name.rpartition(".")[0]
+        else:
+            tree = source.tree
+            package = source.package
+        names: set[str] = set()
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
+                names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                base = _absolute_from(package, node.module, node.level)
+                base = absolute_module(package, node.module, node.level)
                 if base is not None:
-                    found.add(base)
-                    found.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
-    return frozenset(found)
-
-
-def module_roles(discovery: Discovery) -> Mapping[str, frozenset[ClassRole]]:
-    """Roles by dotted class path (a convenience for reports and tests)."""
-    return {c.dotted: c.roles for c in discovery.classes}
+                    names.add(base)
+                    names.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+        found[name] = frozenset(names)
+    return found
