@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate.discovery import discover, resolve_target
+from spec_protocols.gate.discovery import discover
+from spec_protocols.gate.targets import resolve_target
 from spec_protocols.gate.harness import CANARY_MEMBER, LineKind, build_harness, checks_for, protocol_members
 from spec_protocols.gate.model import ClassRole, DiscoveredClass, GateError
 
@@ -62,8 +63,11 @@ def test_canary_lines_exist_for_every_class(harness, sglang_classes) -> None:
     lines = harness.text.splitlines()
     assert f"    def {CANARY_MEMBER}(self) -> None: ..." in lines
     for cls in sglang_classes:
-        kinds = {t.kind: n for n, t in harness.tags.items() if t.target == cls.dotted}
-        assert "_Canary" in lines[kinds[LineKind.CANARY_INSTANCE] - 1]
+        kinds: dict[LineKind, int] = {}
+        for n, t in sorted(harness.tags.items()):
+            if t.target == cls.dotted:
+                kinds.setdefault(t.kind, n)  # the first line of each kind
+        assert lines[kinds[LineKind.CANARY_INSTANCE] - 1].strip() == f"w.{CANARY_MEMBER}"
         assert lines[kinds[LineKind.CANARY_CLASS] - 1].strip().endswith(f"{cls.qualname}.{CANARY_MEMBER}")
         assert lines[kinds[LineKind.IMPORT] - 1].startswith(f"import {cls.module} as ")
 
@@ -73,14 +77,28 @@ def test_tags_point_inside_the_text(harness) -> None:
     assert all(1 <= n <= count for n in harness.tags)
 
 
-def test_constructor_line_uses_build_draft_tp_worker_keywords(harness) -> None:
-    (factory,) = protocol_members("DraftWorkerFactory")
+@pytest.mark.parametrize(
+    ("protocol", "constructor", "expected"),
+    [
+        ("DraftWorkerFactory", "DraftWorkerFactory", {"server_args", "gpu_id", "nccl_port", "is_draft_worker", "random_seed", "load_group"}),
+        ("SpecWorker", "SpecWorkerFactory", {"server_args", "gpu_id", "nccl_port", "target_worker"}),
+    ],
+)
+def test_constructor_lines_make_sglangs_calls(harness, protocol: str, constructor: str, expected: set[str]) -> None:
+    """Injected classes are built as build_draft_tp_worker builds them; spec
+    workers as the scheduler builds them."""
+    (factory,) = protocol_members(constructor)
     keywords = {a.arg for a in factory.node.args.kwonlyargs}
-    assert {"server_args", "gpu_id", "nccl_port", "is_draft_worker", "random_seed", "load_group"} <= keywords
+    assert expected <= keywords
     lines = harness.text.splitlines()
-    ctor = [lines[n - 1] for n, t in harness.tags.items() if t.kind is LineKind.CONSTRUCTOR]
-    assert ctor
-    for line in ctor:
+    calls = [
+        lines[n - 1]
+        for n, t in harness.tags.items()
+        if t.kind is LineKind.CONSTRUCTOR and t.check is not None and t.check.protocol == protocol
+        and not lines[n - 1].startswith("def ")
+    ]
+    assert calls
+    for line in calls:
         call = ast.parse(line.strip(), mode="eval").body
         assert isinstance(call, ast.Call)
         assert {k.arg for k in call.keywords} == keywords

@@ -8,15 +8,29 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from spec_protocols.gate.checkers.base import StaticRun
-from spec_protocols.gate.discovery import discover, find_module_file, imported_modules, resolve_target, search_path
+from spec_protocols.gate.discovery import discover, imported_modules
+from spec_protocols.gate.targets import find_module_file, resolve_target, search_path
 from spec_protocols.gate.environment import cache_dir, check_no_installed_stubs, stub_overlay
 from spec_protocols.gate.harness import build_harness
-from spec_protocols.gate.model import CHECKER_NAMES, CheckerOutcome, Discovery, GateError, GateReport
+from spec_protocols.gate.model import (
+    CHECKER_NAMES,
+    Check,
+    CheckerOutcome,
+    DiscoveredClass,
+    Discovery,
+    GateError,
+    GateReport,
+    ResolvedTarget,
+    Result,
+    Verdict,
+)
+from spec_protocols.gate.sites import build_shadow
 from spec_protocols.gate.verdicts import combine
 
 __all__ = ["DEFAULT_TARGET", "default_targets", "run_gate"]
@@ -57,28 +71,98 @@ def run_gate(
         raise GateError("--no-import forbids the runtime checker, which imports the target")
     timings: dict[str, float] = {}
 
-    resolved = [resolve_target(t) for t in (targets or default_targets())]
-    t0 = time.perf_counter()
-    found = discover(resolved)
-    timings["discovery"] = time.perf_counter() - t0
-    classes = {c.dotted: c for c in found.classes}
-
-    outcomes = _run_checkers(found, chosen, timeout)
-    for outcome in outcomes:
-        timings[outcome.checker] = outcome.seconds
-    checks = sorted({check for o in outcomes for check in o.verdicts})
-    report = GateReport(combine(checks, outcomes, classes), tuple(chosen), timings)
+    groups = _groups([resolve_target(t) for t in (targets or default_targets())])
+    results: list[Result] = []
+    notes: list[str] = []
+    runtime_outcomes: list[CheckerOutcome] = []
+    seen: dict[str, Path] = {}
+    for group in groups:
+        t0 = time.perf_counter()
+        found = discover(group)
+        timings["discovery"] = timings.get("discovery", 0.0) + time.perf_counter() - t0
+        notes.extend(found.notes)
+        classes = {c.dotted: c for c in found.classes}
+        outcomes = _run_checkers(found, chosen, timeout)
+        for outcome in outcomes:
+            timings[outcome.checker] = timings.get(outcome.checker, 0.0) + outcome.seconds
+        runtime_outcomes.extend(o for o in outcomes if o.checker == "runtime")
+        checks = sorted({check for o in outcomes for check in o.verdicts})
+        results.extend(_distinct(combine(checks, outcomes, classes), classes, seen))
+    runtime_note = _runtime_skipped_everything(runtime_outcomes)
+    if runtime_note is not None:
+        notes.append(runtime_note)
+    report = GateReport(tuple(sorted(results, key=lambda r: r.check)), tuple(chosen), timings, tuple(dict.fromkeys(notes)))
     if baseline is not None:
         from spec_protocols.gate.baseline import apply_baseline, load_baseline
 
         report = apply_baseline(report, load_baseline(baseline))
     timings["total"] = time.perf_counter() - start
-    return GateReport(report.results, report.checkers, dict(timings))
+    return replace(report, timings=dict(timings))
+
+
+def _groups(resolved: Sequence[ResolvedTarget]) -> list[list[ResolvedTarget]]:
+    """The targets, without repeats, in groups that the checkers can take in one run.
+
+    Two files that are the same module name (``a/plugin.py`` and
+    ``b/plugin.py``) cannot be checked together: mypy and pyright would both
+    read the first one found, and the runtime checker would import it once.
+    They go to separate runs, so that neither changes the other's verdict.
+    """
+    groups: list[list[ResolvedTarget]] = []
+    unique: list[ResolvedTarget] = []
+    keys: set[tuple[tuple[tuple[str, str], ...], str | None]] = set()
+    for target in resolved:
+        key = (tuple(sorted((m, str(f)) for m, f in target.modules.items())), target.class_name)
+        if key not in keys:  # the same target given twice is checked once
+            keys.add(key)
+            unique.append(target)
+    for target in unique:
+        for group in groups:
+            files = {m: f for t in group for m, f in t.modules.items()}
+            if all(files.get(m, f) == f for m, f in target.modules.items()):
+                group.append(target)
+                break
+        else:
+            groups.append([target])
+    return groups
+
+
+def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass], seen: dict[str, Path]) -> list[Result]:
+    """Results of one group, renamed where an earlier group reported the same
+    dotted class from another file (``plugin.Worker [b/plugin.py]``)."""
+    renamed: list[Result] = []
+    for result in results:
+        cls = classes.get(result.check.target)
+        target = result.check.target
+        if cls is not None:
+            first = seen.setdefault(target, cls.file)
+            if first != cls.file:
+                result = replace(result, check=Check(f"{target} [{cls.file}]", result.check.protocol))
+        renamed.append(result)
+    return renamed
+
+
+def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome]) -> str | None:
+    """One line, with the fix, when the runtime checker could not import anything."""
+    verdicts = [v for o in outcomes for v in o.verdicts.values()]
+    if not verdicts or any(v is not Verdict.SKIPPED for v in verdicts):
+        return None
+    reasons = sorted({note for o in outcomes for note in o.notes.values()})
+    sites_only = all("an expression, not a class" in r for r in reasons)
+    if sites_only:
+        return None
+    first = next((r for r in reasons if "an expression, not a class" not in r), reasons[0] if reasons else "")
+    return (
+        f"runtime checker: skipped every check ({first}); the static checkers decided alone. To run it, make the "
+        "target importable in this environment (for sglang on CPU: pip install -r requirements/sglang-cpu.txt from "
+        "a spec-protocols checkout), or pass --no-import to say you meant a static-only run"
+    )
 
 
 def _skippable(found: Discovery) -> list[str]:
     """The sglang modules that the code under check imports and no check reads."""
-    names = [n for n in imported_modules(found.source_modules) if n.partition(".")[0] == "sglang"]
+    imported = {name for names in imported_modules(found.source_modules).values() for name in names}
+    names = sorted(n for n in imported if n.partition(".")[0] == "sglang")
     path = search_path(found.search_roots)
     return [n for n in names if n not in found.source_modules and find_module_file(n, path) is not None]
 
@@ -91,14 +175,20 @@ def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> li
         with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
             if static:
                 check_no_installed_stubs(found.source_modules)
-                harness = build_harness(found.classes)
+                shadow = build_shadow(found.sites, cache_dir())
+                site_modules: dict[str, list[str]] = {}
+                for site in found.sites:
+                    site_modules.setdefault(site.module, []).append(site.target)
+                harness = build_harness(found.classes, site_modules=site_modules)
                 overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found))
                 base = cache_dir() / "runs"
                 base.mkdir(parents=True, exist_ok=True)
                 workdir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
                 harness_file = workdir / f"{harness.module_name}.py"
                 harness_file.write_text(harness.text, encoding="utf-8")
-                run = StaticRun(harness, harness_file, workdir, overlay, found.source_modules, found.search_roots, timeout)
+                run = StaticRun(
+                    harness, harness_file, workdir, overlay, found.source_modules, found.search_roots, timeout, shadow
+                )
                 if "mypy" in static:
                     from spec_protocols.gate.checkers.mypy import run_mypy
 
@@ -110,12 +200,10 @@ def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> li
             if "runtime" in chosen:
                 from spec_protocols.gate.checkers.runtime import run_runtime
 
-                jobs.append(pool.submit(run_runtime, found.classes, found.search_roots, timeout))
+                jobs.append(pool.submit(lambda: run_runtime(found.classes, found.search_roots, timeout, sites=found.sites)))
             outcomes = [job.result() for job in jobs]
     finally:
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
     order = {name: i for i, name in enumerate(CHECKER_NAMES)}
     return sorted(outcomes, key=lambda o: order[o.checker])
-
-

@@ -1,31 +1,44 @@
 """The harness: one generated module per run that mypy and pyright both check.
 
-For every discovered class ``C`` and every protocol ``P`` it is checked
-against, the harness holds lines of three kinds, each tagged so that a
-checker's diagnostic on that line maps back to ``(C, P, member)``:
+For every discovered class ``C`` (``w: C`` an instance) and every protocol
+``P`` it is checked against, the harness holds lines of these kinds, each
+tagged so that a checker's diagnostic on that line maps back to
+``(C, P, member)``; every line belongs to one class, so one class never
+changes another's verdict:
 
+``import``
+    ``import m as _m0`` and the function taking ``w: C``: an error here means
+    the checker cannot find ``C`` (``unverified``).
+``canary`` (must error)
+    ``C.spec_protocols_canary_member`` and ``w.spec_protocols_canary_member``:
+    no class has that member. A silent class-object canary means the checker
+    saw ``C`` as ``Any``/``Unknown`` (``unverified``). A silent instance
+    canary means ``C`` has a ``__getattr__``: then the class-object member
+    lines below decide, since ``__getattr__`` does not apply to them.
 ``protocol``
-    ``_p: P = w`` with ``w: C``: the whole structural check, as a user would
-    write it.
-``member``
-    One line per protocol member, on the *class object*:
-    ``_m: _P_member[C] = C.member`` for a method (``_P_member`` is the
-    member's signature with an explicit ``self``), ``C.member`` plus
-    ``_t: T = w.member`` for a property. Instance ``__getattr__`` does not
-    apply to class-object attribute access, so a member that only
-    ``__getattr__`` provides is reported missing; and each problem is
-    attributed to its member even where a checker's message would elide it.
-``canary``
-    ``_k: _Canary = w`` and ``C.spec_protocols_canary_member``, where no
-    class has that member. Both lines *must* error. If the class-object canary
-    does not, the checker saw ``C`` as ``Any``/``Unknown`` and every other
-    line for ``C`` is vacuous: the verdict is ``unverified``. If only the
-    instance canary is silent, ``C`` has a ``__getattr__``: the member lines
-    still decide.
+    ``_p: P = w``: the whole structural check, as a user would write it; its
+    message is kept only when no member line says more.
+per member
+    ``C.member`` (present on the class object; authoritative for a class with
+    ``__getattr__``); ``_a: _Canary = C.member`` (must error, or the member is
+    ``Any``: that member is ``unverified``); for a method, ``_u: _P__member =
+    w.member`` (its signature as a caller of an instance meets it, so a
+    ``staticmethod`` or ``classmethod`` is judged by the calls it accepts) and
+    ``_g: _Gradual = w.member`` (must error, or the signature is
+    ``(...) -> Any`` and the member is ``unverified``); for a property,
+    ``_t: T = w.member``.
+``constructor``
+    How sglang builds the class: a spec worker as the scheduler does
+    (``SpecWorkerFactory``'s keywords), an injected class as
+    ``build_draft_tp_worker`` does (``DraftWorkerFactory``'s). Reports a
+    keyword the constructor cannot take and an abstract class. A draft worker
+    that its own spec worker builds gets a bare ``C()`` of which only
+    "abstract" errors count. A class that may be abstract (an intentional
+    base) gets a note instead of a failure for being abstract.
 
-Injected draft worker classes also get ``_f: DraftWorkerFactory[DraftWorker] = C``
-and a constructor call with the exact keywords ``build_draft_tp_worker`` passes,
-which is what reports an abstract class.
+Injected draft worker classes also get ``_f: DraftWorkerFactory[DraftWorker] = C``.
+Modules that hold injection sites are imported at the end, one line per site
+(their shadows are checked; see :mod:`spec_protocols.gate.sites`).
 
 The harness is built only from validated identifiers (module and class names
 that are Python identifiers) and from the protocol signatures in this
@@ -46,27 +59,43 @@ from pathlib import Path
 
 from spec_protocols.gate.model import Check, ClassRole, DiscoveredClass, GateError
 
-__all__ = ["CANARY_MEMBER", "Harness", "LineKind", "LineTag", "ProtocolMember", "build_harness", "protocol_members"]
+__all__ = [
+    "CANARY_MEMBER",
+    "SITE_FUNCTION",
+    "Harness",
+    "LineKind",
+    "LineTag",
+    "ProtocolMember",
+    "build_harness",
+    "protocol_members",
+    "site_call",
+    "site_helper_module",
+]
 
 CANARY_MEMBER = "spec_protocols_canary_member"
 _PROTOCOLS_FILE = Path(__file__).resolve().parent.parent / "_protocols.py"
 
 
 class LineKind(enum.Enum):
-    PROTOCOL = "protocol"
-    MEMBER = "member"
+    IMPORT = "import"  # the class's import and the annotation naming it
+    PROTOCOL = "protocol"  # the whole structural check
+    MEMBER = "member"  # the member read on the class object (authoritative with __getattr__)
+    MEMBER_SIGNATURE = "member_signature"  # a method, read on an instance, against its signature
     MEMBER_TYPE = "member_type"  # a property's type, read on an instance
+    MEMBER_ANY = "member_any"  # canary: the member on the class object must not be Any
+    MEMBER_GRADUAL = "member_gradual"  # canary: a method's signature must not be `(...) -> Any`
     CANARY_INSTANCE = "canary_instance"
     CANARY_CLASS = "canary_class"
     FACTORY = "factory"
-    CONSTRUCTOR = "constructor"
-    IMPORT = "import"
+    CONSTRUCTOR = "constructor"  # the call sglang makes to build it
+    ABSTRACT = "abstract"  # a bare call: only "cannot instantiate abstract class" counts
+    SITE = "site"  # imports a module that holds injection sites (see sites.py)
 
 
 @dataclass(frozen=True, slots=True)
 class LineTag:
     kind: LineKind
-    target: str  # dotted class path
+    target: str  # dotted class path (or a site's target)
     check: Check | None = None
     member: str | None = None
     is_property: bool = False
@@ -78,6 +107,8 @@ class Harness:
     text: str
     tags: Mapping[int, LineTag]  # 1-based line -> tag
     checks: tuple[Check, ...]
+    #: Targets that may be abstract without failing (see DiscoveredClass.may_be_abstract).
+    may_be_abstract: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,29 +154,46 @@ def _annotation_names() -> dict[str, str]:
     return origin
 
 
-def _unbound_signature(cls_name: str, member: ProtocolMember) -> str:
-    """A callback protocol for ``C.member``: the method with ``self`` made explicit."""
+def _bound_signature(cls_name: str, member: ProtocolMember) -> str:
+    """A callback protocol for ``w.member``: the method as an instance's caller
+    sees it, ``self`` removed.
+
+    Read on an instance, a method, a ``staticmethod`` and a ``classmethod``
+    all present the shape their callers meet, which is what the protocol
+    describes; read on the class object, the last two would be judged by a
+    shape nobody calls.
+    """
     fn = copy.deepcopy(member.node)
     args = fn.args
-    positional = [*args.posonlyargs, *args.args]
-    rest = positional[1:]  # drop the protocol's own self
-    explicit_self = ast.arg(arg="_self", annotation=ast.Name(id="_S_contra"))
-    n_posonly = max(len(args.posonlyargs) - 1, 0)
-    args.posonlyargs = [ast.arg(arg="_this"), explicit_self, *rest[:n_posonly]]
-    args.args = rest[n_posonly:]
+    if args.posonlyargs:
+        args.posonlyargs = args.posonlyargs[1:]
+    else:
+        args.args = args.args[1:]
+    args.posonlyargs = [ast.arg(arg="_this"), *args.posonlyargs]
     fn.name = "__call__"
     fn.decorator_list = []
     fn.body = [ast.Expr(value=ast.Constant(value=Ellipsis))]
-    cls = ast.ClassDef(
-        name=cls_name,
-        bases=[ast.Subscript(value=ast.Name(id="Protocol"), slice=ast.Name(id="_S_contra"))],
-        keywords=[],
-        body=[fn],
-        decorator_list=[],
-    )
+    cls = ast.ClassDef(name=cls_name, bases=[ast.Name(id="Protocol")], keywords=[], body=[fn], decorator_list=[])
     if "type_params" in ast.ClassDef._fields:  # Python 3.12+ unparses it
         setattr(cls, "type_params", [])
     return ast.unparse(ast.fix_missing_locations(cls))
+
+
+#: The canaries' types. Nothing real is a ``_Canary``, returns a
+#: ``_CanaryResult`` or accepts eight ``_CanaryArg`` positionals and the
+#: ``spec_protocols_canary_kw`` keyword; so each canary line must error, and a
+#: silent one means the checker saw ``Any`` (or a gradual ``(...) -> Any``).
+_CANARY_TYPES = f"""\
+class _Canary(Protocol):
+    def {CANARY_MEMBER}(self) -> None: ...
+
+class _CanaryArg: ...
+
+class _CanaryResult: ...
+
+class _Gradual(Protocol):
+    def __call__(self, a1: _CanaryArg, a2: _CanaryArg, a3: _CanaryArg, a4: _CanaryArg, a5: _CanaryArg, a6: _CanaryArg, a7: _CanaryArg, a8: _CanaryArg, /, *, spec_protocols_canary_kw: _CanaryArg) -> _CanaryResult: ...
+"""
 
 
 def _check_identifier(dotted: str, what: str) -> None:
@@ -159,8 +207,76 @@ def checks_for(cls: DiscoveredClass) -> tuple[Check, ...]:
     return tuple(Check(cls.dotted, p) for p in protocols)
 
 
-def build_harness(classes: Sequence[DiscoveredClass], module_name: str = "spec_protocols_harness") -> Harness:
-    """Generate the harness module for ``classes``."""
+def _constructor_keywords(protocol: str) -> list[ast.arg]:
+    (call,) = protocol_members(protocol)
+    return call.node.args.kwonlyargs
+
+
+#: The prefix of the generated site helpers: ``<prefix>_<n>`` and ``<prefix>_<n>_canary``.
+SITE_FUNCTION = "spec_protocols_site"
+
+
+def site_call(number: int, expression: str, helper_alias: str) -> str:
+    """What an injection site's expression becomes in its shadow module.
+
+    The expression is *called* exactly as ``build_draft_tp_worker`` calls
+    ``draft_worker_cls`` (every keyword, with a value of its declared type):
+    both checkers then judge the call itself, where a protocol comparison
+    could be vacuous (mypy compares a ``functools.partial`` through typeshed's
+    gradual ``__call__``, but checks a call of one precisely). What the call
+    builds must be a ``DraftWorker``; the canary around it must error, or what
+    it builds is ``Any``.
+    """
+    keywords = ", ".join(f"{p.arg}={helper_alias}.{p.arg}" for p in _constructor_keywords("DraftWorkerFactory"))
+    built = f"({expression})({keywords})"
+    return f"{helper_alias}.{SITE_FUNCTION}_{number}_canary({helper_alias}.{SITE_FUNCTION}_{number}({built}))"
+
+
+def site_helper_module(numbers: Sequence[int]) -> str:
+    """The module the shadows import: typed stand-ins for the call's arguments,
+    and one pair of functions per site (see :func:`site_call`)."""
+    params = _constructor_keywords("DraftWorkerFactory")
+    origin = _annotation_names()
+    used = sorted({n.id for p in params if p.annotation for n in ast.walk(p.annotation) if isinstance(n, ast.Name)})
+    lines = [
+        "# Generated by spec-protocols: stand-ins for injection sites (see spec_protocols/gate/sites.py).",
+        "from typing import Any, TypeVar",
+        "from typing_extensions import Protocol",
+        "from spec_protocols._protocols import DraftWorker",
+    ]
+    by_module: dict[str, list[str]] = {}
+    for name in used:
+        if name in origin:
+            by_module.setdefault(origin[name], []).append(name)
+    lines += [f"from {module} import {', '.join(names)}" for module, names in sorted(by_module.items())]
+    lines += [
+        "",
+        '_W = TypeVar("_W", bound=DraftWorker)',
+        "",
+        "class _Canary(Protocol):",
+        f"    def {CANARY_MEMBER}(self) -> None: ...",
+        "",
+    ]
+    lines += [f"{p.arg}: {ast.unparse(p.annotation)}" for p in params if p.annotation is not None]
+    lines.append("")
+    for n in numbers:
+        lines.append(f"def {SITE_FUNCTION}_{n}(built: _W, /) -> _W: ...")
+        lines.append(f"def {SITE_FUNCTION}_{n}_canary(built: _Canary, /) -> Any: ...")
+    return "\n".join(lines) + "\n"
+
+
+def build_harness(
+    classes: Sequence[DiscoveredClass],
+    module_name: str = "spec_protocols_harness",
+    *,
+    site_modules: Mapping[str, Sequence[str]] | None = None,
+) -> Harness:
+    """Generate the harness module for ``classes``.
+
+    ``site_modules`` maps each module holding injection sites to the site
+    targets in it; the harness imports those modules so that both checkers
+    check them (their shadows, see :mod:`spec_protocols.gate.sites`).
+    """
     lines: list[str] = []
     tags: dict[int, LineTag] = {}
     checks: list[Check] = []
@@ -172,8 +288,9 @@ def build_harness(classes: Sequence[DiscoveredClass], module_name: str = "spec_p
 
     origin = _annotation_names()
     protocols_used = sorted({role.protocol for c in classes for role in c.roles})
+    constructed = ["SpecWorkerFactory"] if any(ClassRole.SPEC_WORKER in c.roles for c in classes) else []
     used = {"DraftWorker", "DraftWorkerFactory", *protocols_used}
-    for protocol in protocols_used:
+    for protocol in [*protocols_used, *constructed]:
         for member in protocol_members(protocol):
             used.update(n.id for n in ast.walk(member.node.args) if isinstance(n, ast.Name))
             if member.node.returns is not None:
@@ -182,7 +299,6 @@ def build_harness(classes: Sequence[DiscoveredClass], module_name: str = "spec_p
     wanted = sorted((n, m) for n, m in origin.items() if n in used and not n.startswith("_"))
     emit("# Generated by spec-protocols for one gate run. Checked by mypy and pyright; never executed.")
     emit("from __future__ import annotations")
-    emit("from typing import TypeVar")
     emit("from typing_extensions import Protocol")
     by_module: dict[str, list[str]] = {}
     for name, module in wanted:
@@ -190,20 +306,18 @@ def build_harness(classes: Sequence[DiscoveredClass], module_name: str = "spec_p
     for module, names in sorted(by_module.items()):
         emit(f"from {module} import {', '.join(sorted(names))}")
     emit("")
-    emit('_S_contra = TypeVar("_S_contra", contravariant=True)')
-    emit("")
-    emit("class _Canary(Protocol):")
-    emit(f"    def {CANARY_MEMBER}(self) -> None: ...")
+    for text in _CANARY_TYPES.splitlines():
+        emit(text)
     emit("")
 
-    unbound: dict[tuple[str, str], str] = {}
+    bound: dict[tuple[str, str], str] = {}
     for protocol in protocols_used:
         for member in protocol_members(protocol):
             if member.is_property or protocol == "DraftWorkerFactory":
                 continue
             name = f"_{protocol}__{member.name}"
-            unbound[(protocol, member.name)] = name
-            for text in _unbound_signature(name, member).splitlines():
+            bound[(protocol, member.name)] = name
+            for text in _bound_signature(name, member).splitlines():
                 emit(text)
             emit("")
 
@@ -212,41 +326,64 @@ def build_harness(classes: Sequence[DiscoveredClass], module_name: str = "spec_p
         _check_identifier(cls.qualname, "class name")
         alias = f"_m{index}"
         ref = f"{alias}.{cls.qualname}"
-        emit(f"import {cls.module} as {alias}", LineTag(LineKind.IMPORT, cls.dotted))
-        emit(f"def _check_{index}(w: {ref}) -> None:")
-        emit("    _k: _Canary = w", LineTag(LineKind.CANARY_INSTANCE, cls.dotted))
-        emit(f"    {ref}.{CANARY_MEMBER}", LineTag(LineKind.CANARY_CLASS, cls.dotted))
+        target = cls.dotted
+
+        def tag(kind: LineKind, check: Check | None = None, member: str | None = None, prop: bool = False) -> LineTag:
+            return LineTag(kind, target, check, member, prop)
+
+        emit(f"import {cls.module} as {alias}", tag(LineKind.IMPORT))
+        emit(f"def _check_{index}(w: {ref}) -> None:", tag(LineKind.IMPORT))
+        # An attribute no class has, read on an instance: silent only when the
+        # class has a __getattr__ (a protocol assignment would not tell: pyright
+        # matches protocols without __getattr__, but reads attributes with it).
+        emit(f"    w.{CANARY_MEMBER}", tag(LineKind.CANARY_INSTANCE))
+        emit(f"    {ref}.{CANARY_MEMBER}", tag(LineKind.CANARY_CLASS))
         for check in checks_for(cls):
             checks.append(check)
             if check.protocol == "DraftWorkerFactory":
-                emit(f"    _f: DraftWorkerFactory[DraftWorker] = {ref}", LineTag(LineKind.FACTORY, cls.dotted, check))
+                emit(f"    _f: DraftWorkerFactory[DraftWorker] = {ref}", tag(LineKind.FACTORY, check, "__init__"))
                 continue
-            emit(f"    _p_{check.protocol}: {check.protocol} = w", LineTag(LineKind.PROTOCOL, cls.dotted, check))
-            for n, member in enumerate(protocol_members(check.protocol)):
-                if member.is_property:
-                    emit(f"    {ref}.{member.name}", LineTag(LineKind.MEMBER, cls.dotted, check, member.name, True))
+            p = check.protocol
+            emit(f"    _p_{p}: {p} = w", tag(LineKind.PROTOCOL, check))
+            for n, member in enumerate(protocol_members(p)):
+                name = member.name
+                prop = member.is_property
+                emit(f"    {ref}.{name}", tag(LineKind.MEMBER, check, name, prop))
+                emit(f"    _a{n}_{p}: _Canary = {ref}.{name}", tag(LineKind.MEMBER_ANY, check, name, prop))
+                if prop:
                     assert member.node.returns is not None
                     annotation = ast.unparse(member.node.returns)
-                    emit(
-                        f"    _t{n}_{check.protocol}: {annotation} = w.{member.name}",
-                        LineTag(LineKind.MEMBER_TYPE, cls.dotted, check, member.name, True),
-                    )
+                    emit(f"    _t{n}_{p}: {annotation} = w.{name}", tag(LineKind.MEMBER_TYPE, check, name, prop))
                 else:
-                    protocol_cls = unbound[(check.protocol, member.name)]
-                    emit(
-                        f"    _u{n}_{check.protocol}: {protocol_cls}[{ref}] = {ref}.{member.name}",
-                        LineTag(LineKind.MEMBER, cls.dotted, check, member.name),
-                    )
-        if ClassRole.INJECTED in cls.roles:
-            # The constructor call build_draft_tp_worker makes, with values of
-            # the factory's own parameter types: reports abstract classes and
-            # keywords the constructor cannot take.
-            (call,) = protocol_members("DraftWorkerFactory")
-            params = call.node.args.kwonlyargs
+                    emit(f"    _u{n}_{p}: {bound[(p, name)]} = w.{name}", tag(LineKind.MEMBER_SIGNATURE, check, name))
+                    emit(f"    _g{n}_{p}: _Gradual = w.{name}", tag(LineKind.MEMBER_GRADUAL, check, name))
+        # How sglang builds it. A spec worker: the scheduler's constructor
+        # call; an injected class: build_draft_tp_worker's. Both report an
+        # abstract class, and a keyword the constructor cannot take. A draft
+        # worker that its own spec worker builds (with arguments of its own)
+        # gets a bare call, of which only "abstract" errors count.
+        for role, protocol, kind in (
+            (ClassRole.SPEC_WORKER, "SpecWorkerFactory", LineKind.CONSTRUCTOR),
+            (ClassRole.INJECTED, "DraftWorkerFactory", LineKind.CONSTRUCTOR),
+        ):
+            if role not in cls.roles:
+                continue
+            params = _constructor_keywords(protocol)
             signature = ", ".join(f"{p.arg}: {ast.unparse(p.annotation)}" for p in params if p.annotation)
             keywords = ", ".join(f"{p.arg}={p.arg}" for p in params)
-            emit(f"def _construct_{index}(*, {signature}) -> None:")
-            check = Check(cls.dotted, "DraftWorkerFactory")
-            emit(f"    {ref}({keywords})", LineTag(LineKind.CONSTRUCTOR, cls.dotted, check, "__init__"))
+            check = Check(target, role.protocol)
+            emit(f"def _construct_{index}_{role.value}(*, {signature}) -> None:", tag(kind, check, "__init__"))
+            emit(f"    {ref}({keywords})", tag(kind, check, "__init__"))
+        if ClassRole.DRAFT_WORKER in cls.roles and ClassRole.INJECTED not in cls.roles:
+            check = Check(target, "DraftWorker")
+            emit(f"def _abstract_{index}() -> None:", tag(LineKind.ABSTRACT, check, "__init__"))
+            emit(f"    {ref}()", tag(LineKind.ABSTRACT, check, "__init__"))
         emit("")
-    return Harness(module_name, "\n".join(lines) + "\n", tags, tuple(sorted(set(checks))))
+
+    for index, (module, targets) in enumerate(sorted((site_modules or {}).items())):
+        _check_identifier(module, "module name")
+        for site_target in targets:
+            # One line per site, so that an import error reaches each of them.
+            emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
+    may_be_abstract = frozenset(c.dotted for c in classes if c.may_be_abstract)
+    return Harness(module_name, "\n".join(lines) + "\n", tags, tuple(sorted(set(checks))), may_be_abstract)

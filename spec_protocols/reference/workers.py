@@ -94,9 +94,13 @@ def build_reference_draft(
 
 
 class ReferenceSpecWorker(SpecWorkerBase):
-    """A spec worker that proposes nothing: it runs the target's step as is."""
+    """A spec worker that proposes nothing: it runs the target's step as is.
 
-    def __init__(self, target_worker: TpModelWorker, server_args: ServerArgs) -> None:
+    Its constructor takes the keywords sglang's scheduler passes
+    (``SpecWorkerFactory``).
+    """
+
+    def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
         super().__init__(target_worker=target_worker, draft_worker=build_reference_draft(server_args))
 
     def forward_batch_generation(

@@ -19,6 +19,7 @@ import time
 from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, last_output_line, run_command
 from spec_protocols.gate.environment import cache_dir, library_root
 from spec_protocols.gate.model import CheckerOutcome, GateError
+from spec_protocols.gate.sites import is_canary
 
 __all__ = ["run_mypy"]
 
@@ -26,11 +27,16 @@ NAME = "mypy"
 
 
 def _config(run: StaticRun, stubbed: frozenset[str]) -> str:
-    paths = [str(run.overlay), *(str(p) for p in run.search_roots)]
+    checked = sorted(run.shadow.files) if run.shadow is not None else []
+    # The shadow of the modules holding injection sites comes before their
+    # originals (see sites.py); the stubs come first of all.
+    shadow = [str(run.shadow.root)] if run.shadow is not None else []
+    paths = [str(run.overlay), *shadow, *(str(p) for p in run.search_roots)]
     root = library_root()
     if "site-packages" not in root.parts and "dist-packages" not in root.parts:
         paths.append(str(root))  # a checkout (editable install); mypy finds an installed one itself
-    read = sorted({*run.source_modules, "spec_protocols", "spec_protocols.*", *stubbed})
+    helper = [run.shadow.helper] if run.shadow is not None else []
+    read = sorted({*run.source_modules, "spec_protocols", "spec_protocols.*", *stubbed, *helper} - set(checked))
     lines = [
         "[mypy]",
         f"python_version = {sys.version_info.major}.{sys.version_info.minor}",
@@ -47,6 +53,11 @@ def _config(run: StaticRun, stubbed: frozenset[str]) -> str:
         "follow_imports = silent",
         "",
     ]
+    if checked:
+        # Modules holding injection sites are checked, bodies of unannotated
+        # functions included (that is where plugins inject); only the
+        # diagnostics naming a site helper are read.
+        lines += [f"[mypy-{','.join(checked)}]", "follow_imports = normal", "check_untyped_defs = True", ""]
     return "\n".join(lines)
 
 
@@ -72,10 +83,18 @@ def run_mypy(run: StaticRun, stubbed: frozenset[str]) -> CheckerOutcome:
         if item.get("severity") != "error":
             continue
         file = item.get("file") or ""
-        if not file or (run.workdir / file).resolve() != harness and file != str(run.harness_file):
-            continue  # errors inside analysed library modules are not verdicts
-        diagnostics.append(Diagnostic(int(item["line"]), str(item["message"]), item.get("code")))
+        message = str(item["message"])
+        if file and ((run.workdir / file).resolve() == harness or file == str(run.harness_file)):
+            diagnostics.append(Diagnostic(int(item["line"]), message, item.get("code")))
+            continue
+        if run.shadow is not None and file:
+            # An error inside a site's rewritten call belongs to that site.
+            line, column = int(item["line"]), int(item.get("column") or 0)
+            number = run.shadow.site_at(run.workdir / file, line, column)
+            if number is not None:
+                diagnostics.append(Diagnostic(line, message, item.get("code"), site=(number, is_canary(message))))
+        # Any other error inside an analysed module is not a verdict.
     if proc.returncode not in (0, 1) or (proc.returncode == 1 and not diagnostics and not proc.stdout.strip()):
         raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}")
-    return interpret(NAME, run.harness, diagnostics, seconds=seconds)
+    return interpret(NAME, run.harness, diagnostics, seconds=seconds, shadow=run.shadow)
 

@@ -1,0 +1,209 @@
+"""Reading checker output into verdicts, on synthetic diagnostics (no checker runs).
+
+The harness tags every line it writes with the class, check and member it
+belongs to (spec_protocols/gate/harness.py); ``interpret`` turns one
+checker's diagnostics into verdicts from those tags, and ``combine`` merges
+the checkers. These tests put diagnostics on chosen lines and assert what a
+reader of the report would be told, including every way a verdict could
+become vacuous.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spec_protocols.gate.checkers.base import Diagnostic, interpret
+from spec_protocols.gate.harness import Harness, LineKind, build_harness
+from spec_protocols.gate.model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Verdict
+from spec_protocols.gate.sites import SiteShadow
+from spec_protocols.gate.verdicts import combine, overall
+
+GOOD = "plug.mod.Good"
+OTHER = "plug.mod.Other"
+
+
+def _cls(qualname: str, *roles: ClassRole, may_be_abstract: bool = False) -> DiscoveredClass:
+    return DiscoveredClass(
+        "plug.mod",
+        qualname,
+        Path("/plug/mod.py"),
+        3,
+        frozenset(roles or {ClassRole.SPEC_WORKER}),
+        may_be_abstract=may_be_abstract,
+    )
+
+
+def _lines(harness: Harness, target: str, kind: LineKind, member: str | None = None) -> list[int]:
+    return [
+        n
+        for n, t in sorted(harness.tags.items())
+        if t.target == target and t.kind is kind and (member is None or t.member == member)
+    ]
+
+
+def _fire(harness: Harness, target: str, kind: LineKind, member: str | None = None, message: str = "error") -> list[Diagnostic]:
+    return [Diagnostic(n, message) for n in _lines(harness, target, kind, member)]
+
+
+def _healthy(harness: Harness, *targets: str) -> list[Diagnostic]:
+    """What a checker says about conforming classes: every canary errors."""
+    found: list[Diagnostic] = []
+    for target in targets:
+        for kind in (LineKind.CANARY_CLASS, LineKind.CANARY_INSTANCE, LineKind.MEMBER_ANY, LineKind.MEMBER_GRADUAL):
+            found += _fire(harness, target, kind)
+    return found
+
+
+@pytest.fixture(scope="module")
+def harness() -> Harness:
+    return build_harness([_cls("Good"), _cls("Other")])
+
+
+def test_a_conforming_class_passes(harness: Harness) -> None:
+    outcome = interpret("mypy", harness, _healthy(harness, GOOD, OTHER))
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.PASS
+    assert outcome.problems[Check(GOOD, "SpecWorker")] == ()
+
+
+def test_a_silent_class_canary_is_unverified_never_pass(harness: Harness) -> None:
+    diagnostics = [d for d in _healthy(harness, GOOD, OTHER) if d.line not in _lines(harness, GOOD, LineKind.CANARY_CLASS)]
+    outcome = interpret("pyright", harness, diagnostics)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.UNVERIFIED
+    (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
+    assert problem.unverified and "Any/Unknown" in problem.message
+    # Isolation: the other class keeps its own verdict.
+    assert outcome.verdicts[Check(OTHER, "SpecWorker")] is Verdict.PASS
+
+
+def test_an_import_error_is_unverified_for_that_class_only(harness: Harness) -> None:
+    diagnostics = _healthy(harness, GOOD, OTHER) + _fire(harness, GOOD, LineKind.IMPORT, message='Module "plug.mod" has no attribute "Good"')
+    outcome = interpret("mypy", harness, diagnostics)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.UNVERIFIED
+    assert "could not import it" in outcome.problems[Check(GOOD, "SpecWorker")][0].message
+    assert outcome.verdicts[Check(OTHER, "SpecWorker")] is Verdict.PASS
+
+
+def test_an_error_outside_every_class_makes_everything_unverified(harness: Harness) -> None:
+    outcome = interpret("mypy", harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(3, "Cannot find spec_protocols")])
+    assert set(outcome.verdicts.values()) == {Verdict.UNVERIFIED}
+
+
+def test_a_member_error_fails_and_names_the_member(harness: Harness) -> None:
+    diagnostics = _healthy(harness, GOOD, OTHER) + _fire(
+        harness, GOOD, LineKind.MEMBER_SIGNATURE, "forward_batch_generation", "Missing keyword parameter"
+    )
+    outcome = interpret("pyright", harness, diagnostics)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
+    assert [p.member for p in outcome.problems[Check(GOOD, "SpecWorker")]] == ["forward_batch_generation"]
+
+
+@pytest.mark.parametrize(("kind", "words"), [(LineKind.MEMBER_ANY, "as Any"), (LineKind.MEMBER_GRADUAL, "(...) -> Any")])
+def test_a_silent_member_canary_makes_that_member_unverified(harness: Harness, kind: LineKind, words: str) -> None:
+    silenced = set(_lines(harness, GOOD, kind, "forward_batch_generation"))
+    assert silenced
+    diagnostics = [d for d in _healthy(harness, GOOD, OTHER) if d.line not in silenced]
+    outcome = interpret("mypy", harness, diagnostics)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.UNVERIFIED
+    (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
+    assert problem.member == "forward_batch_generation" and problem.unverified and words in problem.message
+
+
+def test_a_failing_member_is_not_also_reported_blind(harness: Harness) -> None:
+    silenced = set(_lines(harness, GOOD, LineKind.MEMBER_GRADUAL, "forward_batch_generation"))
+    diagnostics = [d for d in _healthy(harness, GOOD, OTHER) if d.line not in silenced]
+    diagnostics += _fire(harness, GOOD, LineKind.MEMBER_SIGNATURE, "forward_batch_generation", "bad")
+    outcome = interpret("mypy", harness, diagnostics)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
+    assert [p.unverified for p in outcome.problems[Check(GOOD, "SpecWorker")]] == [False]
+
+
+def test_getattr_class_object_line_decides_only_with_getattr(harness: Harness) -> None:
+    missing = _fire(harness, GOOD, LineKind.MEMBER, "forward_batch_generation", '"type[Good]" has no attribute')
+    # Without __getattr__ (the instance canary fires), the class-object line
+    # is not authoritative: an attribute set in __init__ is legitimately absent.
+    outcome = interpret("mypy", harness, _healthy(harness, GOOD, OTHER) + missing)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.PASS
+    # With __getattr__ (the instance canary is silent), it is the only evidence.
+    without_instance_canary = [
+        d for d in _healthy(harness, GOOD, OTHER) if d.line not in _lines(harness, GOOD, LineKind.CANARY_INSTANCE)
+    ]
+    outcome = interpret("mypy", harness, without_instance_canary + missing)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
+
+
+def test_constructor_errors_fail_as_init(harness: Harness) -> None:
+    diagnostics = _healthy(harness, GOOD, OTHER) + _fire(
+        harness, GOOD, LineKind.CONSTRUCTOR, "__init__", 'Unexpected keyword argument "nccl_port"'
+    )
+    outcome = interpret("mypy", harness, diagnostics)
+    assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
+    assert {p.member for p in outcome.problems[Check(GOOD, "SpecWorker")]} == {"__init__"}
+
+
+def test_abstract_is_a_failure_unless_the_class_may_be_abstract() -> None:
+    abstract = 'Cannot instantiate abstract class "X" with abstract attribute "forward_batch_generation"'
+    for may_be_abstract, verdict in ((False, Verdict.FAIL), (True, Verdict.PASS)):
+        harness = build_harness([_cls("Good", may_be_abstract=may_be_abstract)])
+        diagnostics = _healthy(harness, GOOD) + [
+            Diagnostic(n, abstract, "abstract") for n in _lines(harness, GOOD, LineKind.CONSTRUCTOR)[-1:]
+        ]
+        outcome = interpret("mypy", harness, diagnostics)
+        assert outcome.verdicts[Check(GOOD, "SpecWorker")] is verdict
+        if may_be_abstract:
+            assert outcome.notes[Check(GOOD, "SpecWorker")] == ABSTRACT_BASE_NOTE
+        else:
+            assert "forward_batch_generation" in outcome.problems[Check(GOOD, "SpecWorker")][0].message
+
+
+def test_only_abstract_errors_count_on_a_draft_workers_bare_call() -> None:
+    harness = build_harness([_cls("Draft", ClassRole.DRAFT_WORKER)])
+    target = "plug.mod.Draft"
+    (call,) = _lines(harness, target, LineKind.ABSTRACT)[-1:]
+    arguments = interpret("pyright", harness, [*_healthy(harness, target), Diagnostic(call, 'Argument missing for parameter "x"')])
+    assert arguments.verdicts[Check(target, "DraftWorker")] is Verdict.PASS
+    abstract = interpret(
+        "pyright", harness, [*_healthy(harness, target), Diagnostic(call, 'Cannot instantiate abstract class "Draft"', "reportAbstractUsage")]
+    )
+    assert abstract.verdicts[Check(target, "DraftWorker")] is Verdict.FAIL
+
+
+def _site_setup() -> tuple[Harness, SiteShadow, Check]:
+    site = InjectionSite("plug.mod.W.__init__:draft_worker_cls", "plug.mod", Path("/plug/mod.py"), 9, 4, 9, 20, "self.cls")
+    harness = build_harness([], site_modules={"plug.mod": [site.target]})
+    shadow = SiteShadow(Path("/shadow"), "helper", {"plug.mod": Path("/shadow/plug/mod.py")}, {1: site}, {})
+    return harness, shadow, Check(site.target, "DraftWorkerFactory")
+
+
+def test_sites_pass_fail_or_unverified_from_their_helpers() -> None:
+    harness, shadow, check = _site_setup()
+    canary = Diagnostic(9, 'Argument 1 to "spec_protocols_site_1_canary" has incompatible type', site=(1, True))
+    failure = Diagnostic(9, 'Unexpected keyword argument "gpu_id" for "Bad"', site=(1, False))
+    assert interpret("mypy", harness, [canary], shadow=shadow).verdicts[check] is Verdict.PASS
+    failed = interpret("mypy", harness, [canary, failure], shadow=shadow)
+    assert failed.verdicts[check] is Verdict.FAIL
+    assert failed.problems[check][0].message == (
+        'build_draft_tp_worker\'s call of draft_worker_cls fails: Unexpected keyword argument "gpu_id" for "Bad"'
+    )
+    assert failed.problems[check][0].line == 9
+    silent = interpret("mypy", harness, [], shadow=shadow)
+    assert silent.verdicts[check] is Verdict.UNVERIFIED
+    assert "as Any" in silent.problems[check][0].message
+
+
+def test_combine_fail_beats_unverified_beats_pass_and_all_skipped_is_unverified() -> None:
+    assert overall([Verdict.PASS, Verdict.UNVERIFIED, Verdict.FAIL]) is Verdict.FAIL
+    assert overall([Verdict.PASS, Verdict.UNVERIFIED]) is Verdict.UNVERIFIED
+    assert overall([Verdict.SKIPPED, Verdict.PASS]) is Verdict.PASS
+    assert overall([Verdict.SKIPPED, Verdict.SKIPPED]) is Verdict.UNVERIFIED
+    check = Check(GOOD, "SpecWorker")
+    runtime = CheckerOutcome("runtime", {check: Verdict.SKIPPED}, {check: ()}, notes={check: "cannot import plug.mod"})
+    mypy = CheckerOutcome("mypy", {check: Verdict.PASS}, {check: ()}, notes={check: ABSTRACT_BASE_NOTE})
+    pyright = CheckerOutcome("pyright", {check: Verdict.PASS}, {check: ()}, notes={check: ABSTRACT_BASE_NOTE})
+    (result,) = combine([check], [runtime, mypy, pyright], {GOOD: _cls("Good")})
+    assert result.verdict is Verdict.PASS
+    # The skip reason is a note, never a problem (so never in a baseline); an
+    # identical note from two checkers appears once.
+    assert result.problems == ()
+    assert result.notes == ("runtime: skipped: cannot import plug.mod", ABSTRACT_BASE_NOTE)
