@@ -120,7 +120,7 @@ def test_include_timings_false_drops_all_timing(fmt: str) -> None:
 
 def test_json_shape_and_order() -> None:
     doc = json.loads(render_json(REPORT))
-    assert list(doc) == ["version", "results", "summary", "checkers", "timings"]
+    assert list(doc) == ["version", "results", "summary", "checkers", "notes", "timings"]
     assert doc["version"] == 1
     assert doc["checkers"] == ["runtime", "mypy", "pyright"]
     assert doc["summary"] == {"total": 3, "pass": 1, "fail": 1, "unverified": 1, "baselined": 0}
@@ -128,15 +128,15 @@ def test_json_shape_and_order() -> None:
         [(PASSING, "SpecWorker"), (FAILING, "DraftWorker"), (UNVERIFIED, "SpecWorker")]
     )
     failing = next(r for r in doc["results"] if r["target"] == FAILING)
-    assert list(failing) == ["target", "protocol", "verdict", "checkers", "problems", "baselined"]
+    assert list(failing) == ["target", "protocol", "verdict", "checkers", "problems", "baselined", "notes"]
     assert failing["verdict"] == "fail"
     assert failing["checkers"] == {"runtime": "skipped", "mypy": "fail", "pyright": "fail"}
     assert list(failing["checkers"]) == ["runtime", "mypy", "pyright"]
     assert failing["problems"] == [
         {"checker": "mypy", "member": "forward_batch_generation", "message": PROBLEM_MYPY.message,
-         "file": FAIL_FILE, "line": 40},
+         "file": FAIL_FILE, "line": 40, "unverified": False},
         {"checker": "pyright", "member": "draft", "message": PROBLEM_PYRIGHT.message,
-         "file": FAIL_FILE, "line": 77},
+         "file": FAIL_FILE, "line": 77, "unverified": False},
     ]
     unverified = next(r for r in doc["results"] if r["target"] == UNVERIFIED)
     assert unverified["verdict"] == "unverified"
@@ -166,7 +166,7 @@ def test_json_problems_sorted_by_checker_member_line_message() -> None:
 def test_json_without_timings_has_no_timings_key() -> None:
     doc = json.loads(render_json(REPORT, include_timings=False))
     assert "timings" not in doc
-    assert list(doc) == ["version", "results", "summary", "checkers"]
+    assert list(doc) == ["version", "results", "summary", "checkers", "notes"]
 
 
 def test_json_round_trip() -> None:
@@ -357,12 +357,13 @@ def test_markdown_no_problems_says_none() -> None:
 
 
 def test_text_says_why_a_passing_check_was_skipped_by_a_checker() -> None:
-    skipped_note = Problem("runtime", None, "skipped: cannot import pkg.uno: No module named 'flashinfer'")
+    skipped_note = "runtime: skipped: cannot import pkg.uno: No module named 'flashinfer'"
     result = Result(
         Check("pkg.uno.UnoWorker", "SpecWorker"),
         Verdict.PASS,
         {"runtime": Verdict.SKIPPED, "mypy": Verdict.PASS, "pyright": Verdict.PASS},
-        (skipped_note,),
+        (),
+        notes=(skipped_note,),
     )
     text = render(GateReport((result,), ("runtime", "mypy", "pyright"), {}), "text", include_timings=False)
     assert "runtime: skipped: cannot import pkg.uno" in text

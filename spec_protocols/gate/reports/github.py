@@ -5,7 +5,8 @@ One ``::error`` annotation per problem of every result that fails the gate,
     ::error file=F,line=L,title=spec-protocols SpecWorker (mypy)::pkg.mod.Cls: member: message
 
 so that each problem shows on the pull request's diff at the class's line,
-and a final ``::notice`` with the summary. Baselined problems are not
+a ``::notice`` for each of the run's notes, and a final ``::notice`` with the
+summary. Baselined problems are not
 annotated: a baseline exists to keep known deviations quiet.
 
 Escaping follows the Actions runner (``toolkit/packages/core/src/command.ts``):
@@ -80,6 +81,8 @@ def render_github(report: GateReport, *, include_timings: bool = True) -> str:
                     f"{result.check.target}: {result.verdict.value}",
                 )
             )
+    for note in report.notes:
+        lines.append(_command("notice", [("title", "spec-protocols note")], note))
     lines.append(
         _command("notice", [("title", "spec-protocols")], summary_line(report, include_timings=include_timings))
     )

@@ -3,7 +3,13 @@
 The JSON report is the machine-readable contract of the gate: one object,
 
     {"version": 1, "results": [...], "summary": {...},
-     "checkers": [...], "timings": {...}}
+     "checkers": [...], "notes": [...], "timings": {...}}
+
+Each result carries its own ``notes`` (why a checker skipped, that the class
+is an abstract base); the top-level ``notes`` are the run's (files discovery
+passed over, a checker that skipped everything). Notes are never problems.
+A problem with ``"unverified": true`` is a blind spot (the checker saw
+``Any``), not a failure.
 
 It is deterministic: the same verdicts give the same bytes, whatever order
 the checkers finished in. Results are sorted by (target, protocol), problems
@@ -96,6 +102,7 @@ def _problem_json(problem: Problem) -> dict[str, Any]:
         "message": problem.message,
         "file": problem.file,
         "line": problem.line,
+        "unverified": problem.unverified,
     }
 
 
@@ -109,6 +116,7 @@ def _result_json(result: Result) -> dict[str, Any]:
         },
         "problems": [_problem_json(p) for p in sorted_problems(result.problems)],
         "baselined": [_problem_json(p) for p in sorted_problems(result.baselined)],
+        "notes": list(result.notes),
     }
 
 
@@ -139,6 +147,7 @@ def render_json(report: GateReport, *, include_timings: bool = True) -> str:
         "results": [_result_json(r) for r in sorted_results(report)],
         "summary": summary_counts(report),
         "checkers": ordered_checkers(report.checkers),
+        "notes": list(report.notes),
     }
     if include_timings:
         # Rounded to the millisecond: more digits are noise, and sorted keys
@@ -172,7 +181,7 @@ def _parse_problem(value: object, where: str) -> Problem:
     if raw is None:
         raise GateError(f"invalid JSON report: {where} is not an object")
     checker, member, message = raw.get("checker"), raw.get("member"), raw.get("message")
-    file, line = raw.get("file"), raw.get("line")
+    file, line, unverified = raw.get("file"), raw.get("line"), raw.get("unverified", False)
     # Explicit isinstance tests (not a helper) so that the type checkers narrow.
     if not isinstance(checker, str) or not isinstance(message, str):
         raise GateError(f"invalid JSON report: {where} lacks a checker or message string")
@@ -182,7 +191,16 @@ def _parse_problem(value: object, where: str) -> Problem:
         raise GateError(f"invalid JSON report: {where}.file is not a string or null")
     if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
         raise GateError(f"invalid JSON report: {where}.line is not an integer or null")
-    return Problem(checker=checker, member=member, message=message, file=file, line=line)
+    if not isinstance(unverified, bool):
+        raise GateError(f"invalid JSON report: {where}.unverified is not a boolean")
+    return Problem(checker=checker, member=member, message=message, file=file, line=line, unverified=unverified)
+
+
+def _parse_notes(raw: object, where: str) -> tuple[str, ...]:
+    notes = json_list(raw)
+    if notes is None or not all(isinstance(n, str) for n in notes):
+        raise GateError(f"invalid JSON report: {where} is not a list of strings")
+    return tuple(str(n) for n in notes)
 
 
 def _parse_verdict(raw: object, where: str) -> Verdict:
@@ -240,6 +258,7 @@ def parse_json(text: str) -> GateReport:
                 checkers=checkers,
                 problems=lists["problems"],
                 baselined=lists["baselined"],
+                notes=_parse_notes(raw.get("notes", []), f"{where}.notes"),
             )
         )
     names: list[str] = []
@@ -254,4 +273,5 @@ def parse_json(text: str) -> GateReport:
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
             raise GateError("invalid JSON report: timings is not an object of numbers")
         timings[key] = float(seconds)
-    return GateReport(results=tuple(results), checkers=tuple(names), timings=timings)
+    notes = _parse_notes(doc.get("notes", []), "notes")
+    return GateReport(results=tuple(results), checkers=tuple(names), timings=timings, notes=notes)

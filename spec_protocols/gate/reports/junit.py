@@ -72,6 +72,7 @@ def _testcase(suite: ET.Element, result: Result) -> None:
         for name in ordered_checkers(result.checkers)
         if result.checkers[name] is Verdict.SKIPPED
     ]
+    notes += [f"note: {note}" for note in result.notes]
     notes += [f"baselined: {_describe(p)}" for p in sorted_problems(result.baselined)]
     if notes:
         ET.SubElement(case, "system-out").text = xml_safe("\n".join(notes))
@@ -107,6 +108,8 @@ def render_junit(report: GateReport, *, include_timings: bool = True) -> str:
     )
     for result in results:
         _testcase(suite, result)
+    if report.notes:
+        ET.SubElement(suite, "system-out").text = xml_safe("\n".join(f"note: {n}" for n in report.notes))
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

@@ -94,4 +94,8 @@ def render_markdown(report: GateReport, *, include_timings: bool = True) -> str:
     baselined = [_bullet(r, p) for r in results for p in sorted_problems(r.baselined)]
     if baselined:
         lines += ["", "### Accepted by baseline", "", *baselined]
+    notes = [f"- {escape_cell(n)}" for n in report.notes]
+    notes += [f"- {_code(names[r.check.target])} ({escape_cell(r.check.protocol)}): {escape_cell(n)}" for r in results for n in r.notes]
+    if notes:
+        lines += ["", "### Notes", "", *notes]
     return "\n".join(lines) + "\n"

@@ -201,12 +201,16 @@ def render_text(
             problem = _problem_line(result, width)
             if problem is not None:
                 lines.append(problem)
-        elif any(v is Verdict.SKIPPED for v in result.checkers.values()):
-            # A pass that a checker skipped: say why (the import error), since
-            # "skipped" alone does not tell a reader whether to worry.
-            problem = _problem_line(result, width)
-            if problem is not None:
-                lines.append(problem)
+        notes = list(result.notes)
+        if notes and (result.verdict is Verdict.PASS or not result.problems):
+            # Why a checker skipped (the import error), or that the class is
+            # an abstract base: "skipped" or "pass" alone does not tell a
+            # reader whether to worry.
+            more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
+            text = " ".join(f"note: {notes[0]}".split())
+            lines.append(_INDENT + elide(text, width - len(_INDENT) - len(more), keep="start") + more)
     lines.append("")
+    for note in report.notes:
+        lines.append(f"note: {note}")
     lines.append(elide(summary_line(report, include_timings=include_timings), width, keep="start"))
     return "\n".join(lines) + "\n"
