@@ -1,0 +1,63 @@
+"""Injected through a module alias, bad constructor: the aliased draft class takes only ``server_args``.
+
+``build_draft_tp_worker`` calls ``draft_worker_cls(server_args=..., gpu_id=...,
+nccl_port=..., is_draft_worker=..., ...)``; this constructor raises
+``TypeError`` at server start. The alias must not hide the class from the
+``DraftWorkerFactory`` check. Its members are TpModelWorker's, so it is still a
+good ``DraftWorker``, and the spec worker that injects it is itself correct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.draft_worker_common import build_draft_tp_worker
+
+if TYPE_CHECKING:
+    from sglang.srt.managers.schedule_batch import ScheduleBatch
+    from sglang.srt.managers.utils import GenerationBatchResult
+    from sglang.srt.server_args import ServerArgs
+
+
+# expect: inject_module_var_bad.ModuleVarBadDraft DraftWorkerFactory fail runtime=fail mypy=fail pyright=fail
+# expect: inject_module_var_bad.ModuleVarBadDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+class ModuleVarBadDraft(TpModelWorker):
+    """A draft worker that only wants the server arguments."""
+
+    def __init__(self, server_args: ServerArgs) -> None:
+        super().__init__(server_args, gpu_id=0, nccl_port=0, is_draft_worker=True)
+
+
+BAD_DRAFT_WORKER_CLS = ModuleVarBadDraft
+
+
+# expect: inject_module_var_bad.ModuleVarBadWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+class ModuleVarBadWorker(BaseSpecWorker):
+    """Builds its draft model from BAD_DRAFT_WORKER_CLS; runs the target model alone."""
+
+    def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
+        super().__init__()
+        self.server_args = server_args
+        self._target_worker = target_worker
+        bundle = build_draft_tp_worker(
+            server_args=server_args,
+            gpu_id=gpu_id,
+            nccl_port=nccl_port,
+            target_model_config=target_worker.model_config,
+            algo_label="SHAPE_MODULE_VAR_BAD",
+            draft_worker_cls=BAD_DRAFT_WORKER_CLS,
+        )
+        self._draft_worker = bundle.draft_worker
+
+    def forward_batch_generation(
+        self,
+        batch: ScheduleBatch,
+        /,
+        *,
+        on_publish: Callable[..., object] | None = None,
+    ) -> GenerationBatchResult:
+        del on_publish
+        return self.target_worker.forward_batch_generation(batch)

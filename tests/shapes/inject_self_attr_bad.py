@@ -1,0 +1,61 @@
+"""Injected through ``self.attr``, bad constructor: ``draft_worker_cls=self._draft_cls``.
+
+An attribute is not a class reference discovery can resolve, so the gate
+checks the expression where it stands: mypy and pyright type
+``self._draft_cls`` (``type[SelfAttrBadDraft]``) and compare its constructor
+with ``DraftWorkerFactory``. The runtime checker cannot evaluate an
+expression inside ``__init__`` without running it: ``skipped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.draft_worker_common import build_draft_tp_worker
+
+if TYPE_CHECKING:
+    from sglang.srt.managers.schedule_batch import ScheduleBatch
+    from sglang.srt.managers.utils import GenerationBatchResult
+    from sglang.srt.server_args import ServerArgs
+
+
+# expect: inject_self_attr_bad.SelfAttrBadDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+class SelfAttrBadDraft(TpModelWorker):
+    """A draft worker that only wants the server arguments."""
+
+    def __init__(self, server_args: ServerArgs) -> None:
+        super().__init__(server_args, gpu_id=0, nccl_port=0, is_draft_worker=True)
+
+
+# expect: inject_self_attr_bad.SelfAttrWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_self_attr_bad.SelfAttrWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
+class SelfAttrWorker(BaseSpecWorker):
+    """Keeps its draft class on the instance, then injects it; runs the target model alone."""
+
+    def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
+        super().__init__()
+        self.server_args = server_args
+        self._target_worker = target_worker
+        self._draft_cls = SelfAttrBadDraft
+        bundle = build_draft_tp_worker(
+            server_args=server_args,
+            gpu_id=gpu_id,
+            nccl_port=nccl_port,
+            target_model_config=target_worker.model_config,
+            algo_label="SHAPE_SELF_ATTR",
+            draft_worker_cls=self._draft_cls,
+        )
+        self._draft_worker = bundle.draft_worker
+
+    def forward_batch_generation(
+        self,
+        batch: ScheduleBatch,
+        /,
+        *,
+        on_publish: Callable[..., object] | None = None,
+    ) -> GenerationBatchResult:
+        del on_publish
+        return self.target_worker.forward_batch_generation(batch)
