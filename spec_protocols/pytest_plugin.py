@@ -11,7 +11,7 @@ Two things for worker authors and CI owners:
           assert_conforms(MyWorker, "SpecWorker")
 
 * ``--spec-protocols-gate TARGET`` (repeatable) runs the gate
-  (:func:`spec_protocols.gate.api.run_gate`) once per session, during
+  (:func:`spec_protocols.gate._pipeline.run_gate`) once per session, during
   collection, and adds one test item per (class, protocol) result. An item
   fails with the problems the checkers reported; ``-k``, ``--junitxml`` and
   the rest of pytest apply to them like to any test. ``--spec-protocols-checker
@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from spec_protocols.gate.model import Result
+    from spec_protocols.gate._model import Result
 
 __all__ = ["GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
 
-# The gate's checker names (spec_protocols.gate.model.CHECKER_NAMES), repeated
+# The gate's checker names (spec_protocols.gate._model.CHECKER_NAMES), repeated
 # here so that parsing options imports nothing; tests/test_pytest_plugin.py
 # checks that the two agree.
 _CHECKERS = ("runtime", "mypy", "pyright")
@@ -137,7 +137,7 @@ class GateItem(pytest.Item):
         if self.error is not None:
             raise SpecProtocolsGateFailure(self.error)
         assert self.result is not None
-        from spec_protocols.gate.model import Verdict
+        from spec_protocols.gate._model import Verdict
 
         if self.result.verdict is not Verdict.PASS:
             raise SpecProtocolsGateFailure(_describe(self.result))
@@ -168,7 +168,7 @@ def _describe(result: Result) -> str:
 def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, Result | None, str | None]]:
     """``(name, result, error)`` per item; one ``error`` item when the gate cannot run.
 
-    With a baseline, each unused entry (:func:`spec_protocols.gate.baseline.unused_entries`)
+    With a baseline, each unused entry (:func:`spec_protocols.gate._baseline.unused_entries`)
     adds a failing item, unless ``--spec-protocols-ignore-unused-baseline``:
     the same decision as ``spec-protocols check --baseline``, made with the
     same helpers, so that the two cannot drift apart. The baseline is loaded
@@ -178,9 +178,9 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
     baseline_opt: str | None = config.getoption("spec_protocols_baseline")
     ignore_unused: bool = bool(config.getoption("spec_protocols_ignore_unused_baseline"))
     try:
-        from spec_protocols.gate.api import run_gate
-        from spec_protocols.gate.baseline import load_baseline, unused_entries, unused_entry_line
-        from spec_protocols.gate.model import GateError
+        from spec_protocols.gate._pipeline import run_gate
+        from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
+        from spec_protocols.gate._model import GateError
     except ImportError as exc:
         return [("error", None, f"the spec-protocols gate is not available: {exc}")]
     try:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate.baseline import (
+from spec_protocols.gate._baseline import (
     Baseline,
     BaselineEntry,
     apply_baseline,
@@ -25,7 +25,7 @@ from spec_protocols.gate.baseline import (
     unused_entry_line,
     write_baseline,
 )
-from spec_protocols.gate.model import Check, GateError, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
 
 P, F, U, S = Verdict.PASS, Verdict.FAIL, Verdict.UNVERIFIED, Verdict.SKIPPED
 

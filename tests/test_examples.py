@@ -119,7 +119,7 @@ def test_worker_injects_its_draft_class_and_runs_the_target(on_path: None, monke
 def _run_gate() -> Any:
     # Imported here, not skipped when it fails: an ImportError of this
     # project's own module is a failure (tests/test_suite_hygiene.py).
-    from spec_protocols.gate.api import run_gate
+    from spec_protocols.gate._pipeline import run_gate
 
     return run_gate
 
@@ -169,7 +169,7 @@ def _run_hook(hook: dict[str, Any], args: list[str], files: list[str]) -> subpro
 
 @pytest.mark.checkers
 def test_files_hook_checks_the_changed_files(tmp_path: Path) -> None:
-    from spec_protocols.gate.scaffold import write_skeleton
+    from spec_protocols.gate._scaffold import write_skeleton
 
     good = write_skeleton("worker", "GoodWorker", tmp_path)
     bad = tmp_path / "bad_worker.py"
@@ -191,7 +191,7 @@ def test_files_hook_checks_the_changed_files(tmp_path: Path) -> None:
 
 
 def test_ci_guide_documents_every_output_format_and_exit_status() -> None:
-    from spec_protocols.gate.reports import FORMATS
+    from spec_protocols.gate._reports import FORMATS
 
     guide = (EXAMPLE.parent.parent / "docs" / "ci.md").read_text()
     for fmt in FORMATS:

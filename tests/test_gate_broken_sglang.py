@@ -253,7 +253,7 @@ def run_gate_on(tree: Path, env: dict[str, str]) -> GateRun:
     run_env = dict(env)
     run_env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
     proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate.cli", *GATE_ARGS],
+        [sys.executable, "-m", "spec_protocols.gate._cli", *GATE_ARGS],
         cwd=tree,
         env=run_env,
         capture_output=True,

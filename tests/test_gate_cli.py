@@ -1,7 +1,7 @@
 """Gate reliability (issue 5): bad input, failing checkers, no code execution in
 static mode, determinism, hostile names, no leftovers.
 
-Most cases call ``spec_protocols.gate.cli.main`` in-process (capsys), which is
+Most cases call ``spec_protocols.gate._cli.main`` in-process (capsys), which is
 what the console script runs; checkers still run in subprocesses.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate import cli
-from spec_protocols.gate.baseline import apply_baseline, load_baseline
-from spec_protocols.gate.model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
+from spec_protocols.gate import _cli as cli
+from spec_protocols.gate._baseline import apply_baseline, load_baseline
+from spec_protocols.gate._model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
 
 PLUGINS = Path(__file__).resolve().parent / "fixtures" / "plugins"
 GOOD = PLUGINS / "good_plugin.py"
@@ -154,20 +154,20 @@ def _fake_run_command(returncode: int, stdout: str, stderr: str):
 
 def test_mypy_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "spec_protocols.gate.checkers.mypy.run_command",
+        "spec_protocols.gate._checkers._mypy.run_command",
         _fake_run_command(2, "garbage that is not json\n", "Traceback (most recent call last):\nINTERNAL ERROR boom\n"),
     )
     _assert_usage_error("mypy crashing", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_mypy_exit_2_without_output(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("spec_protocols.gate.checkers.mypy.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
+    monkeypatch.setattr("spec_protocols.gate._checkers._mypy.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
     _assert_usage_error("mypy exit 2, no output", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_pyright_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "spec_protocols.gate.checkers.pyright.run_command",
+        "spec_protocols.gate._checkers._pyright.run_command",
         _fake_run_command(3, "Error: something exploded\n", "Traceback-like noise\nlast line\n"),
     )
     _assert_usage_error("pyright crashing", run(str(GOOD), "--checker", "pyright"), "pyright crashed")
@@ -187,7 +187,7 @@ def test_subprocess_timeout_is_exit_2(run: Run, monkeypatch: pytest.MonkeyPatch)
     def raise_timeout(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise subprocess.TimeoutExpired(cmd="mypy", timeout=1.0)
 
-    monkeypatch.setattr("spec_protocols.gate.checkers.base.subprocess.run", raise_timeout)
+    monkeypatch.setattr("spec_protocols.gate._checkers._interpret.subprocess.run", raise_timeout)
     _assert_usage_error("subprocess.run raises TimeoutExpired", run(str(GOOD), "--checker", "mypy", "--timeout", "1"), "--timeout")
 
 
@@ -199,7 +199,7 @@ FAKE_ABSTRACT = Problem("runtime", None, "abstract class: it cannot be instantia
 
 
 class FakeGate:
-    """Stands in for ``spec_protocols.gate.api.run_gate``: the report is fixed
+    """Stands in for ``spec_protocols.gate._pipeline.run_gate``: the report is fixed
     (one failing class: a mypy member problem and a runtime whole-class
     problem), restricted to the chosen checkers, with the baseline applied the
     way the real ``run_gate`` applies it. ``calls`` records every call."""
@@ -243,7 +243,7 @@ class FakeGate:
 @pytest.fixture
 def fake_gate(monkeypatch: pytest.MonkeyPatch) -> FakeGate:
     fake = FakeGate()
-    monkeypatch.setattr("spec_protocols.gate.api.run_gate", fake)
+    monkeypatch.setattr("spec_protocols.gate._pipeline.run_gate", fake)
     return fake
 
 
@@ -283,7 +283,7 @@ def test_write_baseline_exits_0_when_it_wrote_the_file(run: Run, fake_gate: Fake
 
 
 def test_write_baseline_warns_about_unverified_checks(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr("spec_protocols.gate.api.run_gate", FakeGate(unverified=True))
+    monkeypatch.setattr("spec_protocols.gate._pipeline.run_gate", FakeGate(unverified=True))
     target = tmp_path / "known.json"
     code, out, err = run("pkg", "--write-baseline", str(target), "--reason", "pre-existing")
     assert code == 0, (out, err)
@@ -335,7 +335,7 @@ def test_unused_entries_are_notes_of_the_rendered_report(
         rendered.append(report)
         return "report"
 
-    monkeypatch.setattr("spec_protocols.gate.reports.render", render)
+    monkeypatch.setattr("spec_protocols.gate._reports.render", render)
     path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, ABSTRACT_ENTRY, _entry("draft", "mypy"))
     code, out, err = run("pkg", "--baseline", str(path))
     assert code == 1, (out, err)
@@ -535,7 +535,7 @@ def test_no_leftovers_and_user_files_untouched(tmp_path: Path, gate_cache: Path)
     before = _tree_digest(user)
     env = dict(os.environ, SPEC_PROTOCOLS_CACHE_DIR=str(gate_cache))
     proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate.cli", "check", "my_worker.py", "--no-import", "--format", "json"],
+        [sys.executable, "-m", "spec_protocols.gate._cli", "check", "my_worker.py", "--no-import", "--format", "json"],
         cwd=user,
         env=env,
         capture_output=True,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate import api
-from spec_protocols.gate.api import DEFAULT_TARGET, REFERENCE_TARGET, default_targets
+from spec_protocols.gate import _pipeline as api
+from spec_protocols.gate._pipeline import DEFAULT_TARGET, REFERENCE_TARGET, default_targets
 
 
 def test_default_is_the_installed_sglang_speculative_package() -> None:

@@ -28,7 +28,7 @@ GOLDEN = ROOT / "tests" / "golden" / "broken_workers.json"
 def _run(cache: Path) -> str:
     env = {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(cache)}
     proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate.cli", "check", FIXTURE, "--format", "json", "--no-timings"],
+        [sys.executable, "-m", "spec_protocols.gate._cli", "check", FIXTURE, "--format", "json", "--no-timings"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 1, proc.stderr  # the fixture's workers are broken on purpose

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate.discovery import discover
-from spec_protocols.gate.targets import resolve_target
-from spec_protocols.gate.harness import CANARY_MEMBER, LineKind, build_harness, checks_for, protocol_members
-from spec_protocols.gate.model import ClassRole, DiscoveredClass, GateError
+from spec_protocols.gate._discovery import discover
+from spec_protocols.gate._targets import resolve_target
+from spec_protocols.gate._harness import CANARY_MEMBER, LineKind, build_harness, checks_for, protocol_members
+from spec_protocols.gate._model import ClassRole, DiscoveredClass, GateError
 
 
 def _cls(module: str, qualname: str, *roles: ClassRole) -> DiscoveredClass:

@@ -1,6 +1,6 @@
 """Out-of-tree plugin files, checked by path (issue 4, item 3).
 
-The gate is run as ``python -m spec_protocols.gate.cli`` in a subprocess with
+The gate is run as ``python -m spec_protocols.gate._cli`` in a subprocess with
 a private cache directory. See tests/fixtures/plugins/ for the plugins.
 """
 
@@ -30,7 +30,7 @@ def gate(tmp_path_factory: pytest.TempPathFactory):
     def run(*args: str) -> tuple[int, dict[str, Any], str]:
         env = dict(os.environ, SPEC_PROTOCOLS_CACHE_DIR=str(cache))
         proc = subprocess.run(
-            [sys.executable, "-m", "spec_protocols.gate.cli", "check", *args, "--format", "json", "--no-timings"],
+            [sys.executable, "-m", "spec_protocols.gate._cli", "check", *args, "--format", "json", "--no-timings"],
             cwd=cwd,
             env=env,
             capture_output=True,

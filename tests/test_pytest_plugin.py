@@ -1,7 +1,7 @@
 """The ``spec_protocols`` pytest plugin: ``assert_conforms`` and ``--spec-protocols-gate`` items.
 
 Each test runs pytest on a small generated test suite (``pytester``). The gate
-item tests replace ``spec_protocols.gate.api.run_gate`` with a fake returning a
+item tests replace ``spec_protocols.gate._pipeline.run_gate`` with a fake returning a
 fixed report, so they check the plugin, not the checkers; one ``checkers`` test
 runs the real gate.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from spec_protocols import pytest_plugin
-from spec_protocols.gate.model import CHECKER_NAMES
+from spec_protocols.gate._model import CHECKER_NAMES
 
 pytest_plugins = ["pytester"]
 
@@ -86,7 +86,7 @@ def test_plugin_checker_names_match_the_gate() -> None:
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     code = (
         "import sys, spec_protocols.pytest_plugin; "
-        "print(sorted(m for m in ('sglang', 'torch', 'mypy', 'spec_protocols.gate.api') if m in sys.modules))"
+        "print(sorted(m for m in ('sglang', 'torch', 'mypy', 'spec_protocols.gate._pipeline') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -99,8 +99,8 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
 _FAKE_GATE = """
     import json, os
     from pathlib import Path
-    import spec_protocols.gate.api as api
-    from spec_protocols.gate.model import Check, GateError, GateReport, Problem, Result, Verdict
+    import spec_protocols.gate._pipeline as api
+    from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
 
     def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True):
         Path("calls.json").write_text(json.dumps(
@@ -200,8 +200,8 @@ def test_gate_items_in_junit_xml(pytester: pytest.Pytester) -> None:
 def test_real_gate_over_a_generated_skeleton(pytester: pytest.Pytester, tmp_path: Path) -> None:
     # No skip on ImportError here: this project's own modules must import
     # (tests/test_suite_hygiene.py); the plugin's error item would hide it too.
-    import spec_protocols.gate.api  # noqa: F401  # pyright: ignore[reportUnusedImport]
-    from spec_protocols.gate.scaffold import write_skeleton
+    import spec_protocols.gate._pipeline  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    from spec_protocols.gate._scaffold import write_skeleton
 
     good = write_skeleton("worker", "GoodWorker", tmp_path)
     bad = tmp_path / "bad_worker.py"

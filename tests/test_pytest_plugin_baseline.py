@@ -23,9 +23,9 @@ pytest_plugins = ["pytester"]
 _FAKE_GATE = """
     import json
     from pathlib import Path
-    import spec_protocols.gate.api as api
-    from spec_protocols.gate.baseline import apply_baseline, load_baseline
-    from spec_protocols.gate.model import Check, GateReport, Problem, Result, Verdict
+    import spec_protocols.gate._pipeline as api
+    from spec_protocols.gate._baseline import apply_baseline, load_baseline
+    from spec_protocols.gate._model import Check, GateReport, Problem, Result, Verdict
 
     def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True):
         Path("calls.json").write_text(json.dumps({"checkers": list(checkers)}))

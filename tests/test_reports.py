@@ -14,13 +14,13 @@ from dataclasses import replace
 
 import pytest
 
-from spec_protocols.gate.model import Check, GateError, GateReport, Problem, Result, Verdict
-from spec_protocols.gate.reports import FORMATS, parse_json, render
-from spec_protocols.gate.reports.github import escape_data, escape_property, render_github
-from spec_protocols.gate.reports.json_report import render_json
-from spec_protocols.gate.reports.junit import render_junit
-from spec_protocols.gate.reports.markdown import render_markdown
-from spec_protocols.gate.reports.text import elide, render_text, short_names
+from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._reports import FORMATS, parse_json, render
+from spec_protocols.gate._reports._github import escape_data, escape_property, render_github
+from spec_protocols.gate._reports._json import render_json
+from spec_protocols.gate._reports._junit import render_junit
+from spec_protocols.gate._reports._markdown import render_markdown
+from spec_protocols.gate._reports._text import elide, render_text, short_names
 
 PASSING = "sglang.srt.speculative.eagle_worker.EAGLEWorker"
 FAILING = "sglang.srt.speculative.multi_layer_eagle_worker.MultiLayerEagleDraftWorker"

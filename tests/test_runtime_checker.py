@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate.checkers.runtime import SITE_NOTE, run_runtime
-from spec_protocols.gate.checkers.runtime_probe import NOT_DEFINED
-from spec_protocols.gate.model import (
+from spec_protocols.gate._checkers._runtime import SITE_NOTE, run_runtime
+from spec_protocols.gate._checkers._runtime_probe import NOT_DEFINED
+from spec_protocols.gate._model import (
     ABSTRACT_BASE_NOTE,
     Check,
     CheckerOutcome,

@@ -2,7 +2,7 @@
 
 The generated modules are checked four ways: the source itself (AST), the
 runtime checker, mypy --strict plus pyright strict (marked ``checkers``), and
-the gate (marked ``checkers``; skipped until ``spec_protocols.gate.api`` exists).
+the gate (marked ``checkers``; skipped until ``spec_protocols.gate._pipeline`` exists).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pytest
 from typing_extensions import get_protocol_members
 
 from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, verify_conformance
-from spec_protocols.gate.model import GateError
-from spec_protocols.gate.scaffold import class_name_for, module_name_for, write_skeleton
+from spec_protocols.gate._model import GateError
+from spec_protocols.gate._scaffold import class_name_for, module_name_for, write_skeleton
 
 from tests._sglang import import_sglang
 
@@ -204,7 +204,7 @@ def test_skeletons_pass_mypy_strict_and_pyright_strict(tmp_path: Path) -> None:
 def _run_gate() -> Any:
     # Imported here, not skipped when it fails: an ImportError of this
     # project's own module is a failure (tests/test_suite_hygiene.py).
-    from spec_protocols.gate.api import run_gate
+    from spec_protocols.gate._pipeline import run_gate
 
     return run_gate
 

@@ -396,7 +396,7 @@ def corpus_run(tmp_path_factory: pytest.TempPathFactory) -> CorpusRun:
     env = dict(os.environ, SPEC_PROTOCOLS_CACHE_DIR=str(cache), PYTHONDONTWRITEBYTECODE="1")
     for name in SHAPE_FLAGS:
         env.pop(name, None)
-    command = [sys.executable, "-m", "spec_protocols.gate.cli", "check", *corpus_targets(), "--format", "json", "--no-timings"]
+    command = [sys.executable, "-m", "spec_protocols.gate._cli", "check", *corpus_targets(), "--format", "json", "--no-timings"]
     start = time.perf_counter()
     try:
         proc = subprocess.run(

@@ -33,7 +33,7 @@
    * ``subprocess``: ``subprocess.run`` / ``Popen`` / ``check_output`` /
      ``check_call`` / ``call`` whose argv (the literal, or what the local
      name was assigned) contains the string ``"mypy"``, ``"pyright"``,
-     ``"mypy.stubtest"``, ``"spec_protocols.gate.cli"`` or ``"check"``
+     ``"mypy.stubtest"``, ``"spec_protocols.gate._cli"`` or ``"check"``
      (``tool("mypy")`` and ``bindir / "pyright"`` count: the literal is in
      the argv's expression);
    * ``api``: any use of the name ``run_gate`` (a call, a reference, an
@@ -99,7 +99,7 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _IMPORT_CALLS = {"find_spec", "import_module", "__import__", "importorskip"}
 _SKIPS = {"skip", "xfail", "importorskip"}
 _SUBPROCESS = {"run", "Popen", "check_output", "check_call", "call"}
-_CHECKER_WORDS = {"mypy", "pyright", "mypy.stubtest", "spec_protocols.gate.cli", "check"}
+_CHECKER_WORDS = {"mypy", "pyright", "mypy.stubtest", "spec_protocols.gate._cli", "check"}
 _RUNPYTEST = {"runpytest", "runpytest_inprocess", "runpytest_subprocess", "inline_run"}
 #: Kinds of site that run in this process, so that a replaced run_gate stops them.
 _IN_PROCESS = {"cli", "pytester"}
@@ -571,11 +571,11 @@ def test_current_suite_heuristic_is_not_vacuous() -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        'import pytest\napi = pytest.importorskip("spec_protocols.gate.api")\n',
+        'import pytest\napi = pytest.importorskip("spec_protocols.gate._pipeline")\n',
         "import pytest\nname = 'x'\npytest.importorskip(name)\n",
         "import pytest\ndef f():\n    try:\n        from spec_protocols.gate import api\n"
         "    except ImportError as exc:\n        pytest.skip(str(exc))\n",
-        "try:\n    import spec_protocols.gate.api\n    HAVE = True\nexcept ModuleNotFoundError:\n    HAVE = False\n",
+        "try:\n    import spec_protocols.gate._pipeline\n    HAVE = True\nexcept ModuleNotFoundError:\n    HAVE = False\n",
         "import importlib, pytest\ntry:\n    importlib.import_module('spec_protocols.x')\nexcept Exception:\n"
         "    pytest.xfail('no')\n",
         "import importlib.util, pytest\n"
@@ -586,7 +586,7 @@ def test_current_suite_heuristic_is_not_vacuous() -> None:
         "import importlib, pytest\ndef load(module):\n    try:\n        return importlib.import_module(module)\n"
         "    except Exception as exc:\n        pytest.skip(str(exc))\n"
         "def cls(module, name):\n    return getattr(load(module), name)\n"
-        "def test_x():\n    cls('spec_protocols.gate.api', 'run_gate')\n",
+        "def test_x():\n    cls('spec_protocols.gate._pipeline', 'run_gate')\n",
     ],
     ids=["importorskip", "computed-importorskip", "try-skip", "try-flag", "import-module-xfail", "skipif",
          "if-skip", "skipping-importer"],
@@ -600,9 +600,9 @@ def test_own_import_skips_are_flagged(source: str) -> None:
     [
         'import pytest\nsglang = pytest.importorskip("sglang")\n',
         "import pytest\ndef f():\n    try:\n        import torch\n    except ImportError:\n        pytest.skip('no torch')\n",
-        "import pytest\ndef f():\n    try:\n        import spec_protocols.gate.api\n    except ImportError as exc:\n"
+        "import pytest\ndef f():\n    try:\n        import spec_protocols.gate._pipeline\n    except ImportError as exc:\n"
         "        pytest.fail(f'broken: {exc}')\n",
-        "def f():\n    try:\n        import spec_protocols.gate.api\n    except ImportError:\n        raise\n",
+        "def f():\n    try:\n        import spec_protocols.gate._pipeline\n    except ImportError:\n        raise\n",
         "import importlib, pytest\ndef load(module):\n    try:\n        return importlib.import_module(module)\n"
         "    except Exception as exc:\n        pytest.skip(str(exc))\n"
         "def test_x():\n    load('sglang.srt')\n",
@@ -615,7 +615,7 @@ def test_other_imports_and_failing_handlers_are_fine(source: str) -> None:
 
 _RUN_FIXTURE = """
 import pytest
-from spec_protocols.gate import cli
+from spec_protocols.gate import _cli as cli
 
 @pytest.fixture
 def run(capsys):
@@ -638,14 +638,14 @@ def _assert_usage_error(result, *fragments):
         ("import subprocess, sys\ndef test_x():\n    cmd = [sys.executable, '-m', 'pyright']\n"
          "    subprocess.run([*cmd, 'a.py'])\n", {"subprocess"}),
         ("import subprocess, sys\ndef _run():\n    return subprocess.run([sys.executable, '-m', "
-         "'spec_protocols.gate.cli', 'check', 'x'])\ndef test_x():\n    _run()\n", {"subprocess"}),
-        ("from spec_protocols.gate.api import run_gate\ndef test_x():\n    run_gate(['x'])\n", {"api"}),
-        ("def _gate():\n    from spec_protocols.gate.api import run_gate\n    return run_gate\n"
+         "'spec_protocols.gate._cli', 'check', 'x'])\ndef test_x():\n    _run()\n", {"subprocess"}),
+        ("from spec_protocols.gate._pipeline import run_gate\ndef test_x():\n    run_gate(['x'])\n", {"api"}),
+        ("def _gate():\n    from spec_protocols.gate._pipeline import run_gate\n    return run_gate\n"
          "def test_x():\n    _gate()(['x'])\n", {"api"}),
         (_RUN_FIXTURE + "def test_x(run):\n    code, out, err = run('pkg')\n    assert code == 1\n", {"cli"}),
         (_RUN_FIXTURE + "def test_x(run):\n    run('pkg', '--checker', 'mypy')\n", {"cli"}),
         ("def test_x(pytester):\n    pytester.runpytest('--spec-protocols-gate', 'pkg')\n", {"pytester"}),
-        ("import pytest\n@pytest.fixture\ndef report():\n    from spec_protocols.gate.api import run_gate\n"
+        ("import pytest\n@pytest.fixture\ndef report():\n    from spec_protocols.gate._pipeline import run_gate\n"
          "    return run_gate(['x'])\ndef test_x(report):\n    assert report\n", {"api"}),
     ],
     ids=["subprocess-mypy", "subprocess-argv-name", "subprocess-argv-starred", "helper-cli-subprocess", "run-gate", "run-gate-helper",
@@ -667,16 +667,16 @@ def test_unmarked_checker_runs_are_flagged(source: str, kinds: set[str]) -> None
     [
         "import subprocess, sys\ndef test_x():\n    subprocess.run([sys.executable, '-c', 'import mypy_extensions'])\n",
         "def test_x():\n    assert {'mypy': 1, 'pyright': 2}\n",
-        "from spec_protocols.gate.api import run_gate\ndef test_x():\n    run_gate(['x'], checkers=('runtime',))\n",
+        "from spec_protocols.gate._pipeline import run_gate\ndef test_x():\n    run_gate(['x'], checkers=('runtime',))\n",
         _RUN_FIXTURE + "def test_x(run):\n    _assert_usage_error(run('no_such_module'), 'no module')\n",
         _RUN_FIXTURE + "def test_x(run):\n    code, out, err = run('bad name.py')\n    assert code == 2\n",
         _RUN_FIXTURE + "def test_x(run):\n    run('pkg', '--checker', 'runtime')\n",
-        _RUN_FIXTURE + "def test_x(run, monkeypatch):\n    monkeypatch.setattr('spec_protocols.gate.api.run_gate', "
+        _RUN_FIXTURE + "def test_x(run, monkeypatch):\n    monkeypatch.setattr('spec_protocols.gate._pipeline.run_gate', "
         "lambda *a, **k: None)\n    run('pkg')\n",
         _RUN_FIXTURE + "@pytest.fixture\ndef fake(monkeypatch):\n    monkeypatch.setattr(api, 'run_gate', None)\n"
         "def test_x(run, fake):\n    run('pkg')\n",
         _RUN_FIXTURE + "def test_x():\n    cli.main(['check', '--help'])\n",
-        "FAKE = '''\nimport spec_protocols.gate.api as api\napi.run_gate = lambda *a, **k: None\n'''\n"
+        "FAKE = '''\nimport spec_protocols.gate._pipeline as api\napi.run_gate = lambda *a, **k: None\n'''\n"
         "def test_x(pytester):\n    pytester.makeconftest(FAKE)\n    pytester.runpytest('--spec-protocols-gate', 'p')\n",
         "def test_x(pytester):\n    pytester.runpytest('--spec-protocols-gate', 'p', '--spec-protocols-checker', 'runtime')\n",
     ],

@@ -29,7 +29,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
-from spec_protocols.gate.model import (
+from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
     GateError,

@@ -136,7 +136,7 @@ class InjectionSite:
 
     Discovery cannot tell what such an expression builds; the static checkers
     can, in place: each site is checked against ``DraftWorkerFactory`` where it
-    stands (see :mod:`spec_protocols.gate.sites`). Plain class references are
+    stands (see :mod:`spec_protocols.gate._sites`). Plain class references are
     checked as classes instead (:class:`DiscoveredClass` with the ``INJECTED``
     role).
     """

@@ -72,8 +72,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from spec_protocols.gate.model import CHECKER_NAMES, GateError, GateReport, Problem, Result, Verdict
-from spec_protocols.gate.reports.json_report import json_list, json_object
+from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._reports._json import json_list, json_object
 
 __all__ = [
     "BASELINE_VERSION",

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from spec_protocols.gate.model import CHECKER_NAMES, GateError, Verdict
+from spec_protocols.gate._model import CHECKER_NAMES, GateError, Verdict
 
 if TYPE_CHECKING:
-    from spec_protocols.gate.baseline import BaselineEntry
+    from spec_protocols.gate._baseline import BaselineEntry
 
 __all__ = ["main"]
 
@@ -89,7 +89,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from spec_protocols.gate.reports import FORMATS
+    from spec_protocols.gate._reports import FORMATS
 
     parser = _Parser(
         prog="spec-protocols",
@@ -176,22 +176,22 @@ def _check(args: argparse.Namespace) -> int:
     The exit decision lives here, not in ``run_gate`` or :class:`GateReport`:
     "unused baseline entry" and "a baseline was written" are properties of this
     invocation (its flags), not of the verdicts, and the pytest plugin makes
-    the same decision with the same helpers from :mod:`spec_protocols.gate.baseline`.
+    the same decision with the same helpers from :mod:`spec_protocols.gate._baseline`.
 
     * ``--write-baseline FILE``: 0 once FILE is written, whatever the verdicts
       (recording a baseline is the step's job; the report still shows them).
     * otherwise 1 if any check is not ``pass``, or (with ``--baseline`` and
       without ``--ignore-unused-baseline``) any entry is unused; else 0.
     """
-    from spec_protocols.gate.api import run_gate
-    from spec_protocols.gate.baseline import (
+    from spec_protocols.gate._pipeline import run_gate
+    from spec_protocols.gate._baseline import (
         load_baseline,
         note_unused,
         unused_entries,
         unused_entry_line,
         write_baseline,
     )
-    from spec_protocols.gate.reports import render
+    from spec_protocols.gate._reports import render
 
     if args.write_baseline and not args.reason:
         raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
@@ -249,12 +249,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args)
         if args.command == "explain":
-            from spec_protocols.gate.explain import explain
+            from spec_protocols.gate._explain import explain
 
             sys.stdout.write(explain(args.protocol).rstrip("\n") + "\n")
             return 0
         if args.command == "new":
-            from spec_protocols.gate.scaffold import write_skeleton
+            from spec_protocols.gate._scaffold import write_skeleton
 
             path = write_skeleton(args.kind, args.name, args.directory)
             sys.stdout.write(f"wrote {path}\n")

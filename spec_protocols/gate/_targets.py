@@ -14,7 +14,7 @@ would see it:
   ``test data/x.py``) cannot be imported by name: it is left out with a note,
   never silently.
 
-A package's files are only *located* here; :mod:`spec_protocols.gate.source_index`
+A package's files are only *located* here; :mod:`spec_protocols.gate._source_index`
 reads them, and a file that cannot be parsed becomes a note there too.
 """
 
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from importlib.machinery import PathFinder
 
-from spec_protocols.gate.model import GateError, ResolvedTarget
+from spec_protocols.gate._model import GateError, ResolvedTarget
 
 __all__ = ["find_module_file", "is_module_name", "resolve_target", "search_path"]
 

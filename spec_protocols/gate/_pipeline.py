@@ -13,12 +13,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from spec_protocols.gate.checkers.base import StaticRun
-from spec_protocols.gate.discovery import discover, imported_modules
-from spec_protocols.gate.targets import find_module_file, resolve_target, search_path
-from spec_protocols.gate.environment import cache_dir, check_no_installed_stubs, stub_overlay
-from spec_protocols.gate.harness import build_harness
-from spec_protocols.gate.model import (
+from spec_protocols.gate._checkers._interpret import StaticRun
+from spec_protocols.gate._discovery import discover, imported_modules
+from spec_protocols.gate._targets import find_module_file, resolve_target, search_path
+from spec_protocols.gate._environment import cache_dir, check_no_installed_stubs, stub_overlay
+from spec_protocols.gate._harness import build_harness
+from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
     CheckerOutcome,
@@ -30,8 +30,8 @@ from spec_protocols.gate.model import (
     Result,
     Verdict,
 )
-from spec_protocols.gate.sites import build_shadow
-from spec_protocols.gate.verdicts import combine
+from spec_protocols.gate._sites import build_shadow
+from spec_protocols.gate._verdicts import combine
 
 __all__ = ["DEFAULT_TARGET", "default_targets", "run_gate"]
 
@@ -93,7 +93,7 @@ def run_gate(
         notes.append(runtime_note)
     report = GateReport(tuple(sorted(results, key=lambda r: r.check)), tuple(chosen), timings, tuple(dict.fromkeys(notes)))
     if baseline is not None:
-        from spec_protocols.gate.baseline import apply_baseline, load_baseline
+        from spec_protocols.gate._baseline import apply_baseline, load_baseline
 
         report = apply_baseline(report, load_baseline(baseline))
     timings["total"] = time.perf_counter() - start
@@ -190,15 +190,15 @@ def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> li
                     harness, harness_file, workdir, overlay, found.source_modules, found.search_roots, timeout, shadow
                 )
                 if "mypy" in static:
-                    from spec_protocols.gate.checkers.mypy import run_mypy
+                    from spec_protocols.gate._checkers._mypy import run_mypy
 
                     jobs.append(pool.submit(run_mypy, run, stubbed))
                 if "pyright" in static:
-                    from spec_protocols.gate.checkers.pyright import run_pyright
+                    from spec_protocols.gate._checkers._pyright import run_pyright
 
                     jobs.append(pool.submit(run_pyright, run))
             if "runtime" in chosen:
-                from spec_protocols.gate.checkers.runtime import run_runtime
+                from spec_protocols.gate._checkers._runtime import run_runtime
 
                 jobs.append(pool.submit(lambda: run_runtime(found.classes, found.search_roots, timeout, sites=found.sites)))
             outcomes = [job.result() for job in jobs]

@@ -3,7 +3,7 @@
 Each static checker adapter turns its checker's own output into
 :class:`Diagnostic` values (harness line, message, code). :func:`interpret`
 turns those into verdicts, identically for mypy and pyright, using the line
-tags of the harness (see :mod:`spec_protocols.gate.harness`).
+tags of the harness (see :mod:`spec_protocols.gate._harness`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec_protocols.gate.harness import Harness, LineKind, LineTag
-from spec_protocols.gate.model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, GateError, InjectionSite, Problem, Verdict
-from spec_protocols.gate.harness import SITE_FUNCTION
-from spec_protocols.gate.sites import SiteShadow
+from spec_protocols.gate._harness import Harness, LineKind, LineTag
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, GateError, InjectionSite, Problem, Verdict
+from spec_protocols.gate._harness import SITE_FUNCTION
+from spec_protocols.gate._sites import SiteShadow
 
 __all__ = ["Diagnostic", "StaticRun", "interpret", "last_output_line", "run_command"]
 

@@ -20,9 +20,9 @@ edits its PR comment in place only changes it when a verdict changes
 
 from __future__ import annotations
 
-from spec_protocols.gate.model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate.reports.json_report import ordered_checkers, sorted_problems, sorted_results
-from spec_protocols.gate.reports.text import short_names, summary_line
+from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
+from spec_protocols.gate._reports._json import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._text import short_names, summary_line
 
 __all__ = ["escape_cell", "render_markdown"]
 

@@ -16,10 +16,10 @@ import json
 import sys
 import time
 
-from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, last_output_line, run_command
-from spec_protocols.gate.environment import cache_dir, library_root
-from spec_protocols.gate.model import CheckerOutcome, GateError
-from spec_protocols.gate.sites import is_canary
+from spec_protocols.gate._checkers._interpret import Diagnostic, StaticRun, interpret, last_output_line, run_command
+from spec_protocols.gate._environment import cache_dir, library_root
+from spec_protocols.gate._model import CheckerOutcome, GateError
+from spec_protocols.gate._sites import is_canary
 
 __all__ = ["run_mypy"]
 

@@ -1,6 +1,6 @@
 """Subprocess side of the runtime checker: import the target, check its classes.
 
-Not an API; run by :mod:`spec_protocols.gate.checkers.runtime`, which sends a
+Not an API; run by :mod:`spec_protocols.gate._checkers._runtime`, which sends a
 JSON request on stdin::
 
     {"search_roots": [...], "result_file": PATH, "progress_file": PATH,
@@ -46,7 +46,7 @@ from typing import Any, cast
 from spec_protocols import DraftWorker, SpecWorker, SpecWorkerFactory, verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._verify import abstract_members, describe_target
-from spec_protocols.gate.model import ABSTRACT_BASE_NOTE
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
 _PROTOCOLS: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
 

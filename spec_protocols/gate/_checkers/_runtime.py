@@ -1,6 +1,6 @@
 """The runtime checker: import the target, then verify_conformance on the classes.
 
-It runs in a subprocess (:mod:`spec_protocols.gate.checkers.runtime_probe`):
+It runs in a subprocess (:mod:`spec_protocols.gate._checkers._runtime_probe`):
 importing sglang's workers costs ~5-10 s and ~1 GB, the import runs the
 target's module-level code, and a crash or hang there must not take the gate
 with it. It is the only checker that executes target code; choose
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spec_protocols.gate.harness import checks_for
-from spec_protocols.gate.model import (
+from spec_protocols.gate._harness import checks_for
+from spec_protocols.gate._model import (
     Check,
     CheckerOutcome,
     DiscoveredClass,
@@ -196,7 +196,7 @@ def _probe(
         # a pipe open long after the probe is gone, and nobody reads stdout.
         with stderr_file.open("wb") as stderr:
             returncode = subprocess.run(
-                [sys.executable, "-m", "spec_protocols.gate.checkers.runtime_probe"],
+                [sys.executable, "-m", "spec_protocols.gate._checkers._runtime_probe"],
                 input=json.dumps(request).encode(),
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,

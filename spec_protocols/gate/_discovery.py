@@ -1,7 +1,7 @@
 """Static discovery: which classes and injection sites to check, from source only.
 
-Nothing here imports a target (see :mod:`spec_protocols.gate.targets` for how
-targets are located and :mod:`spec_protocols.gate.source_index` for how their
+Nothing here imports a target (see :mod:`spec_protocols.gate._targets` for how
+targets are located and :mod:`spec_protocols.gate._source_index` for how their
 source is read). A class is picked when
 
 * it subclasses (directly or not) sglang's ``BaseSpecWorker`` or
@@ -16,7 +16,7 @@ Any other expression injected as ``draft_worker_cls`` (``self.attr``, a
 ``functools.partial``, a factory function, a lambda, a class defined in a
 function, a conditional expression) is an :class:`InjectionSite`: discovery
 does not try to understand it; the static checkers judge it in place
-(:mod:`spec_protocols.gate.sites`). Injections are found wherever the name
+(:mod:`spec_protocols.gate._sites`). Injections are found wherever the name
 ``draft_worker_cls`` is given a value: a call keyword, a ``**{...}`` or any
 dict literal key, a ``x["draft_worker_cls"] = ...`` assignment, a class
 attribute, a parameter default. A parameter forwarded unchanged
@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from spec_protocols.gate.model import (
+from spec_protocols.gate._model import (
     ClassRole,
     DiscoveredClass,
     Discovery,
@@ -40,8 +40,8 @@ from spec_protocols.gate.model import (
     InjectionSite,
     ResolvedTarget,
 )
-from spec_protocols.gate.source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
-from spec_protocols.gate.targets import search_path
+from spec_protocols.gate._source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
+from spec_protocols.gate._targets import search_path
 
 __all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover", "imported_modules"]
 

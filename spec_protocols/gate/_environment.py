@@ -32,7 +32,7 @@ import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
-from spec_protocols.gate.model import GateError
+from spec_protocols.gate._model import GateError
 
 __all__ = [
     "cache_dir",
@@ -163,7 +163,7 @@ def stub_overlay(exclude: Iterable[str], skip: Iterable[str] = ()) -> tuple[Path
 
 
 def _is_package(name: str) -> bool:
-    from spec_protocols.gate.targets import find_module_file, search_path
+    from spec_protocols.gate._targets import find_module_file, search_path
 
     found = find_module_file(name, search_path())
     return found is not None and (found.is_dir() or found.name == "__init__.py")

@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from spec_protocols.gate.model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate.reports.json_report import ordered_checkers, sorted_problems, sorted_results
-from spec_protocols.gate.reports.text import summary_line, total_seconds
+from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
+from spec_protocols.gate._reports._json import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._text import summary_line, total_seconds
 
 __all__ = ["render_junit", "xml_safe"]
 

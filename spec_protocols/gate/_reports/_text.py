@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from spec_protocols.gate.model import GateReport, Result, Verdict
-from spec_protocols.gate.reports.json_report import (
+from spec_protocols.gate._model import GateReport, Result, Verdict
+from spec_protocols.gate._reports._json import (
     ordered_checkers,
     sorted_problems,
     sorted_results,

@@ -25,7 +25,7 @@ from typing_extensions import get_protocol_members
 
 import spec_protocols
 from spec_protocols import CALL_SITES, SpecWorkerBase
-from spec_protocols.gate.model import GateError
+from spec_protocols.gate._model import GateError
 
 __all__ = ["PROTOCOL_NAMES", "explain"]
 
@@ -165,7 +165,7 @@ def explain(protocol_name: str) -> str:
 
     ``protocol_name`` is one of :data:`PROTOCOL_NAMES`. Called by the
     ``spec-protocols explain NAME`` command, which prints the result. An
-    unknown name raises :class:`~spec_protocols.gate.model.GateError` (the
+    unknown name raises :class:`~spec_protocols.gate._model.GateError` (the
     CLI's exit status 2). Imports neither sglang nor torch.
     """
     protocol = _protocol(protocol_name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from spec_protocols.gate.model import Check, CheckerOutcome, DiscoveredClass, Problem, Result, Verdict
+from spec_protocols.gate._model import Check, CheckerOutcome, DiscoveredClass, Problem, Result, Verdict
 
 __all__ = ["combine", "overall"]
 

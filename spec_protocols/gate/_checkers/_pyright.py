@@ -1,6 +1,6 @@
 """The pyright adapter: configuration, invocation, and its ``--outputjson``.
 
-pyright runs on the static view (see :mod:`spec_protocols.gate.environment`)
+pyright runs on the static view (see :mod:`spec_protocols.gate._environment`)
 with the stub overlay as ``stubPath``, in ``standard`` mode, with pyright's
 own default ``analyzeUnannotatedFunctions`` on. It was off once (inferring
 sglang's unannotated bodies cost most of the time before the skip stubs); off,
@@ -20,10 +20,10 @@ import sys
 import time
 from pathlib import Path
 
-from spec_protocols.gate.checkers.base import Diagnostic, StaticRun, interpret, last_output_line, run_command
-from spec_protocols.gate.environment import static_view
-from spec_protocols.gate.model import CheckerOutcome, GateError
-from spec_protocols.gate.sites import is_canary
+from spec_protocols.gate._checkers._interpret import Diagnostic, StaticRun, interpret, last_output_line, run_command
+from spec_protocols.gate._environment import static_view
+from spec_protocols.gate._model import CheckerOutcome, GateError
+from spec_protocols.gate._sites import is_canary
 
 __all__ = ["find_pyright", "run_pyright"]
 

@@ -1,5 +1,5 @@
 """The gate's output formats: one module per ``--format``, all rendering a
-:class:`~spec_protocols.gate.model.GateReport` to a string.
+:class:`~spec_protocols.gate._model.GateReport` to a string.
 
 ``render(report, fmt)`` is what the CLI calls; :data:`FORMATS` maps each
 format name to its renderer. Every renderer takes the report and the keyword
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from spec_protocols.gate.model import GateError, GateReport
-from spec_protocols.gate.reports.github import render_github
-from spec_protocols.gate.reports.json_report import parse_json, render_json
-from spec_protocols.gate.reports.junit import render_junit
-from spec_protocols.gate.reports.markdown import render_markdown
-from spec_protocols.gate.reports.text import render_text
+from spec_protocols.gate._model import GateError, GateReport
+from spec_protocols.gate._reports._github import render_github
+from spec_protocols.gate._reports._json import parse_json, render_json
+from spec_protocols.gate._reports._junit import render_junit
+from spec_protocols.gate._reports._markdown import render_markdown
+from spec_protocols.gate._reports._text import render_text
 
 __all__ = [
     "FORMATS",

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Final, Literal
 
 from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, SpecWorkerBase
-from spec_protocols.gate.explain import _members  # pyright: ignore[reportPrivateUsage]  # one definition of "member order"
-from spec_protocols.gate.model import GateError
+from spec_protocols.gate._explain import _members  # pyright: ignore[reportPrivateUsage]  # one definition of "member order"
+from spec_protocols.gate._model import GateError
 
 __all__ = ["SkeletonKind", "class_name_for", "module_name_for", "write_skeleton"]
 

@@ -36,8 +36,8 @@ from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate.model import GateError
-from spec_protocols.gate.targets import find_module_file
+from spec_protocols.gate._model import GateError
+from spec_protocols.gate._targets import find_module_file
 
 __all__ = ["ClassInfo", "ModuleSource", "SourceIndex", "Unreachable", "dotted_name", "parse_module"]
 

@@ -18,9 +18,9 @@ annotation early and print the rest as plain log text.
 
 from __future__ import annotations
 
-from spec_protocols.gate.model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate.reports.json_report import sorted_problems, sorted_results
-from spec_protocols.gate.reports.text import summary_line
+from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
+from spec_protocols.gate._reports._json import sorted_problems, sorted_results
+from spec_protocols.gate._reports._text import summary_line
 
 __all__ = ["escape_data", "escape_property", "render_github"]
 
