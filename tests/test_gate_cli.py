@@ -187,7 +187,7 @@ def test_subprocess_timeout_is_exit_2(run: Run, monkeypatch: pytest.MonkeyPatch)
     def raise_timeout(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise subprocess.TimeoutExpired(cmd="mypy", timeout=1.0)
 
-    monkeypatch.setattr("spec_protocols.gate._checkers._interpret.subprocess.run", raise_timeout)
+    monkeypatch.setattr("spec_protocols.gate._checkers._process.subprocess.run", raise_timeout)
     _assert_usage_error("subprocess.run raises TimeoutExpired", run(str(GOOD), "--checker", "mypy", "--timeout", "1"), "--timeout")
 
 

@@ -2,7 +2,8 @@
 
 The golden file was produced on Python 3.11 with
 ``spec-protocols check tests/fixtures/determinism/broken_workers.py --format json --no-timings``
-(the repository root replaced by ``<root>``). CI runs this test on 3.11, 3.12
+(the repository root replaced by ``<root>``, and the interpreter's version in
+the runtime checker's version by ``<version>``). CI runs this test on 3.11, 3.12
 and 3.13, so a version-dependent message or order fails it. All three
 checkers run: the fixture imports nothing but spec_protocols.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +34,7 @@ def _run(cache: Path) -> str:
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 1, proc.stderr  # the fixture's workers are broken on purpose
-    return proc.stdout.replace(str(ROOT), "<root>")
+    return re.sub(r"\(Python [0-9.]+\)", "(Python <version>)", proc.stdout.replace(str(ROOT), "<root>"))
 
 
 @pytest.mark.checkers
@@ -47,4 +49,8 @@ def test_report_is_identical_across_runs_and_matches_the_golden(tmp_path: Path) 
     )
     report = json.loads(first)
     assert "timings" not in report
+    # Each checker's version is recorded: the pinned ones, as pinned.
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    for name in ("mypy", "pyright"):
+        assert f'"{name}=={report["checker_versions"][name]}"' in pyproject, report["checker_versions"]
     assert [r["verdict"] for r in report["results"]] == ["fail", "fail", "fail"]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate._discovery import discover
+from spec_protocols.gate._discovery._selection import discover
 from spec_protocols.gate._model import ClassRole, Discovery, GateError
-from spec_protocols.gate._targets import resolve_target
+from spec_protocols.gate._discovery._targets import resolve_target
 
 SPEC = "sglang.srt.speculative"
 SPEC_WORKERS = {

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate._discovery import discover
-from spec_protocols.gate._targets import resolve_target
-from spec_protocols.gate._harness import CANARY_MEMBER, LineKind, build_harness, checks_for, protocol_members
+from spec_protocols.gate._discovery._selection import discover
+from spec_protocols.gate._discovery._targets import resolve_target
+from spec_protocols.gate._harness._lines import CANARY_MEMBER, LineKind, build_harness, protocol_members
 from spec_protocols.gate._model import ClassRole, DiscoveredClass, GateError
 
 
@@ -37,7 +37,7 @@ def test_harness_is_valid_python(harness) -> None:
 def test_every_protocol_member_has_a_tagged_line(harness, sglang_classes) -> None:
     lines = harness.text.splitlines()
     for cls in sglang_classes:
-        for check in checks_for(cls):
+        for check in cls.checks:
             tags = [(n, t) for n, t in harness.tags.items() if t.target == cls.dotted and t.check == check]
             if check.protocol == "DraftWorkerFactory":
                 kinds = {t.kind for _, t in tags}
@@ -49,7 +49,7 @@ def test_every_protocol_member_has_a_tagged_line(harness, sglang_classes) -> Non
             for n, tag in tags:
                 if tag.member is not None and tag.member != "__init__":
                     assert f".{tag.member}" in lines[n - 1], (n, lines[n - 1])
-    assert sorted(harness.checks) == sorted({c for cls in sglang_classes for c in checks_for(cls)})
+    assert sorted(harness.checks) == sorted({c for cls in sglang_classes for c in cls.checks})
 
 
 def test_properties_get_a_type_line(harness) -> None:

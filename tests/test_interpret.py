@@ -1,7 +1,7 @@
 """Reading checker output into verdicts, on synthetic diagnostics (no checker runs).
 
 The harness tags every line it writes with the class, check and member it
-belongs to (spec_protocols/gate/_harness.py); ``interpret`` turns one
+belongs to (spec_protocols/gate/_harness/_lines.py); ``interpret`` turns one
 checker's diagnostics into verdicts from those tags, and ``combine`` merges
 the checkers. These tests put diagnostics on chosen lines and assert what a
 reader of the report would be told, including every way a verdict could
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
-from spec_protocols.gate._harness import Harness, LineKind, build_harness
+from spec_protocols.gate._harness._lines import Harness, LineKind, build_harness
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Verdict
-from spec_protocols.gate._sites import SiteShadow
+from spec_protocols.gate._harness._sites import SiteShadow
 from spec_protocols.gate._verdicts import combine, overall
 
 GOOD = "plug.mod.Good"

@@ -13,12 +13,14 @@ from __future__ import annotations
 import ast
 import configparser
 import json
-import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from spec_protocols.gate._checkers._mypy import invoke_mypy
+from spec_protocols.gate._checkers._process import Invocation
+from spec_protocols.gate._checkers._pyright import invoke_pyright
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = REPO_ROOT / "typecheck"
@@ -30,39 +32,26 @@ pytestmark = pytest.mark.checkers
 # {"file.py:LINE": ["message [code]", ...]}: what one checker reported.
 Findings = dict[str, list[str]]
 
-_MYPY_LINE = re.compile(r"^(?P<path>[^:\n]+\.py):(?P<line>\d+)(?::\d+)?: (?P<sev>error|note): (?P<msg>.*)$")
+
+def _findings(invocation: Invocation) -> Findings:
+    findings: Findings = {}
+    for diag in invocation.errors():
+        findings.setdefault(f"{Path(diag.file).name}:{diag.line}", []).append(f"{diag.message} [{diag.code or ''}]")
+    return findings
 
 
 def run_mypy(config: Path, files: list[Path], cwd: Path) -> tuple[int, Findings, str]:
-    """mypy adapter: run it, and turn its text output into ``{file:line: [errors]}``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental", "--show-error-codes",
-         *map(str, files)],
-        cwd=cwd, capture_output=True, text=True, timeout=600,
-    )
-    findings: Findings = {}
-    for raw in proc.stdout.splitlines():
-        m = _MYPY_LINE.match(raw)
-        if m and m["sev"] == "error":
-            findings.setdefault(f"{Path(m['path']).name}:{m['line']}", []).append(m["msg"])
-    return proc.returncode, findings, proc.stdout + proc.stderr
+    """mypy through the gate's own adapter, as ``{file:line: [errors]}``."""
+    invocation = invoke_mypy(files, config=config, cwd=cwd, timeout=600, extra_args=["--no-incremental"])
+    return invocation.returncode, _findings(invocation), invocation.stdout + invocation.stderr
 
 
 def run_pyright(project: Path, files: list[Path] | None = None) -> tuple[int, Findings, str]:
-    """pyright adapter: run it with ``--outputjson`` and turn that into ``{file:line: [errors]}``."""
-    cmd = [sys.executable, "-m", "pyright", "--outputjson", "-p", str(project), "--pythonpath", sys.executable]
-    proc = subprocess.run([*cmd, *map(str, files or [])], cwd=project.parent, capture_output=True, text=True,
-                          timeout=600)
-    findings: Findings = {}
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        return proc.returncode, {"<pyright>": [proc.stdout + proc.stderr]}, proc.stdout + proc.stderr
-    for diag in report.get("generalDiagnostics", []):
-        if diag["severity"] == "error":
-            key = f"{Path(diag['file']).name}:{diag['range']['start']['line'] + 1}"
-            findings.setdefault(key, []).append(f"{diag['message']} [{diag.get('rule', '')}]")
-    return proc.returncode, findings, proc.stdout + proc.stderr
+    """pyright through the gate's own adapter, as ``{file:line: [errors]}``."""
+    invocation = invoke_pyright(
+        project, cwd=project.parent, timeout=600, files=files or [], extra_args=["--pythonpath", sys.executable]
+    )
+    return invocation.returncode, _findings(invocation), invocation.stdout + invocation.stderr
 
 
 def _format(findings: Findings) -> str:

@@ -1,47 +1,31 @@
 """``verify_conformance`` agrees with pyright (and mypy) on generated near-misses of ``DraftWorker``.
 
-150 classes are generated deterministically by ``benchmarks/agreement.py``
+150 classes are generated deterministically by ``tests/agreement_study.py``
 (``random.Random`` with a fixed seed; see docs/agreement.md for the mutations),
 written into ONE module, checked at runtime with ``verify_conformance`` and by
 each checker in ONE run. Verdicts are compared per class (the whole protocol)
 and per member (a one-member protocol cut from ``DraftWorker``'s own source).
 
 Nothing is loosened: every disagreement must belong to a documented category
-(``expected_disagreement`` in the benchmark, explained in docs/agreement.md),
+(``expected_disagreement`` in the study, explained in docs/agreement.md),
 every member predicted to fall in such a category must actually disagree, and
 the set of categories seen is asserted exactly.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+import agreement_study as bench  # tests/agreement_study.py: the study itself
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 N = 150
 
 pytestmark = [pytest.mark.checkers, pytest.mark.slow]
-
-
-def _load_benchmark() -> ModuleType:
-    name = "_spec_protocols_agreement_benchmark"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "benchmarks" / "agreement.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_benchmark()
 
 
 def _have_pyright() -> bool:

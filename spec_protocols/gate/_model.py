@@ -126,6 +126,11 @@ class DiscoveredClass:
     def dotted(self) -> str:
         return f"{self.module}.{self.qualname}"
 
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        """One check per protocol its roles ask for, in a fixed order."""
+        return tuple(Check(self.dotted, p) for p in sorted({role.protocol for role in self.roles}))
+
 
 @dataclass(frozen=True, slots=True)
 class InjectionSite:
@@ -136,7 +141,7 @@ class InjectionSite:
 
     Discovery cannot tell what such an expression builds; the static checkers
     can, in place: each site is checked against ``DraftWorkerFactory`` where it
-    stands (see :mod:`spec_protocols.gate._sites`). Plain class references are
+    stands (see :mod:`spec_protocols.gate._harness._sites`). Plain class references are
     checked as classes instead (:class:`DiscoveredClass` with the ``INJECTED``
     role).
     """
@@ -172,6 +177,9 @@ class Discovery:
     #: package that cannot be parsed or imported by name, a class defined only
     #: on another Python version. Shown in every report; never a failure.
     notes: tuple[str, ...] = ()
+    #: Every module the source modules import (read while discovering, so
+    #: that no later stage parses them again).
+    imported_modules: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -206,6 +214,8 @@ class CheckerOutcome:
     seconds: float = 0.0
     #: Why the checker skipped (runtime checker without importable target).
     notes: Mapping[Check, str] = field(default_factory=dict[Check, str])
+    #: The version of the checker that gave these verdicts.
+    version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +242,9 @@ class GateReport:
     timings: Mapping[str, float]
     #: Run-level notes: discovery's notes, and a checker that skipped everything.
     notes: tuple[str, ...] = ()
+    #: checker name -> the version that gave its verdicts (a checker upgrade
+    #: changes verdicts, so a report says which one spoke).
+    checker_versions: Mapping[str, str] = field(default_factory=dict[str, str])
 
     @property
     def ok(self) -> bool:

@@ -5,19 +5,15 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from spec_protocols.gate._checkers._interpret import StaticRun
-from spec_protocols.gate._discovery import discover, imported_modules
-from spec_protocols.gate._targets import find_module_file, resolve_target, search_path
-from spec_protocols.gate._environment import cache_dir, check_no_installed_stubs, stub_overlay
-from spec_protocols.gate._harness import build_harness
+from spec_protocols.gate._checkers import CHECKERS
+from spec_protocols.gate._discovery import discover, resolve_target
+from spec_protocols.gate._harness import prepare
 from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
@@ -30,7 +26,7 @@ from spec_protocols.gate._model import (
     Result,
     Verdict,
 )
-from spec_protocols.gate._sites import build_shadow
+from spec_protocols.gate._module_paths import find_module_file, search_path
 from spec_protocols.gate._verdicts import combine
 
 __all__ = ["DEFAULT_TARGET", "default_targets", "run_gate"]
@@ -67,8 +63,9 @@ def run_gate(
     chosen = [c for c in CHECKER_NAMES if c in checkers]
     if not chosen:
         raise GateError("no checker chosen")
-    if not allow_import and "runtime" in chosen:
-        raise GateError("--no-import forbids the runtime checker, which imports the target")
+    importing = [c for c in chosen if CHECKERS[c].imports_target]
+    if not allow_import and importing:
+        raise GateError(f"--no-import forbids the {importing[0]} checker, which imports the target")
     timings: dict[str, float] = {}
 
     groups = _groups([resolve_target(t) for t in (targets or default_targets())])
@@ -85,13 +82,16 @@ def run_gate(
         outcomes = _run_checkers(found, chosen, timeout)
         for outcome in outcomes:
             timings[outcome.checker] = timings.get(outcome.checker, 0.0) + outcome.seconds
-        runtime_outcomes.extend(o for o in outcomes if o.checker == "runtime")
+        runtime_outcomes.extend(o for o in outcomes if CHECKERS[o.checker].imports_target)
         checks = sorted({check for o in outcomes for check in o.verdicts})
         results.extend(_distinct(combine(checks, outcomes, classes), classes, seen))
     runtime_note = _runtime_skipped_everything(runtime_outcomes)
     if runtime_note is not None:
         notes.append(runtime_note)
-    report = GateReport(tuple(sorted(results, key=lambda r: r.check)), tuple(chosen), timings, tuple(dict.fromkeys(notes)))
+    versions = {name: CHECKERS[name].version() for name in chosen}
+    report = GateReport(
+        tuple(sorted(results, key=lambda r: r.check)), tuple(chosen), timings, tuple(dict.fromkeys(notes)), versions
+    )
     if baseline is not None:
         from spec_protocols.gate._baseline import apply_baseline, load_baseline
 
@@ -159,51 +159,11 @@ def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome]) -> str | Non
     )
 
 
-def _skippable(found: Discovery) -> list[str]:
-    """The sglang modules that the code under check imports and no check reads."""
-    imported = {name for names in imported_modules(found.source_modules).values() for name in names}
-    names = sorted(n for n in imported if n.partition(".")[0] == "sglang")
-    path = search_path(found.search_roots)
-    return [n for n in names if n not in found.source_modules and find_module_file(n, path) is not None]
-
-
 def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> list[CheckerOutcome]:
-    static = [c for c in chosen if c != "runtime"]
-    workdir: Path | None = None
-    try:
-        jobs: list[Future[CheckerOutcome]] = []
-        with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
-            if static:
-                check_no_installed_stubs(found.source_modules)
-                shadow = build_shadow(found.sites, cache_dir())
-                site_modules: dict[str, list[str]] = {}
-                for site in found.sites:
-                    site_modules.setdefault(site.module, []).append(site.target)
-                harness = build_harness(found.classes, site_modules=site_modules)
-                overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found))
-                base = cache_dir() / "runs"
-                base.mkdir(parents=True, exist_ok=True)
-                workdir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
-                harness_file = workdir / f"{harness.module_name}.py"
-                harness_file.write_text(harness.text, encoding="utf-8")
-                run = StaticRun(
-                    harness, harness_file, workdir, overlay, found.source_modules, found.search_roots, timeout, shadow
-                )
-                if "mypy" in static:
-                    from spec_protocols.gate._checkers._mypy import run_mypy
-
-                    jobs.append(pool.submit(run_mypy, run, stubbed))
-                if "pyright" in static:
-                    from spec_protocols.gate._checkers._pyright import run_pyright
-
-                    jobs.append(pool.submit(run_pyright, run))
-            if "runtime" in chosen:
-                from spec_protocols.gate._checkers._runtime import run_runtime
-
-                jobs.append(pool.submit(lambda: run_runtime(found.classes, found.search_roots, timeout, sites=found.sites)))
-            outcomes = [job.result() for job in jobs]
-    finally:
-        if workdir is not None:
-            shutil.rmtree(workdir, ignore_errors=True)
-    order = {name: i for i, name in enumerate(CHECKER_NAMES)}
-    return sorted(outcomes, key=lambda o: order[o.checker])
+    """Every chosen checker on one discovery, in parallel; outcomes in report order."""
+    adapters = [CHECKERS[name] for name in chosen]
+    with prepare(found, timeout=timeout, static=any(a.reads_harness for a in adapters)) as check_input:
+        with ThreadPoolExecutor(max_workers=len(adapters)) as pool:
+            futures = [pool.submit(adapter.run, check_input) for adapter in adapters]
+            outcomes = [future.result() for future in futures]
+    return [replace(outcome, version=adapter.version()) for adapter, outcome in zip(adapters, outcomes, strict=True)]

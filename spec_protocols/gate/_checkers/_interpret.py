@@ -1,70 +1,35 @@
-"""What the two static checkers share: running a command, and reading the harness.
+"""Reading the harness: what the two static checkers share.
 
-Each static checker adapter turns its checker's own output into
-:class:`Diagnostic` values (harness line, message, code). :func:`interpret`
-turns those into verdicts, identically for mypy and pyright, using the line
-tags of the harness (see :mod:`spec_protocols.gate._harness`).
+Each static adapter turns its checker's own output into :class:`Diagnostic`
+values (a harness line, or an injection site, with the message and code).
+:func:`interpret` turns those into verdicts, identically for mypy and
+pyright, using the line tags of the harness (see
+:mod:`spec_protocols.gate._harness._lines`).
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from spec_protocols.gate._harness import Harness, LineKind, LineTag
-from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, GateError, InjectionSite, Problem, Verdict
-from spec_protocols.gate._harness import SITE_FUNCTION
-from spec_protocols.gate._sites import SiteShadow
+from spec_protocols.gate._harness._lines import SITE_FUNCTION, Harness, LineKind, LineTag
+from spec_protocols.gate._harness._sites import SiteShadow
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, InjectionSite, Problem, Verdict
 
-__all__ = ["Diagnostic", "StaticRun", "interpret", "last_output_line", "run_command"]
+__all__ = ["Diagnostic", "interpret"]
 
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One error from a checker: on a harness line, or (``site`` set) naming
-    the helper of an injection site in a shadow module."""
+    """One error from a checker: on a harness line, or (``site`` set) inside
+    the rewritten call of an injection site in a shadow module."""
 
     line: int
     message: str
     code: str | None = None
     #: For a diagnostic in a shadow module: (site number, is the canary).
     site: tuple[int, bool] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StaticRun:
-    """Everything a static adapter needs for one run."""
-
-    harness: Harness
-    harness_file: Path
-    workdir: Path
-    overlay: Path
-    source_modules: Mapping[str, Path]
-    search_roots: tuple[Path, ...]
-    timeout: float
-    #: The shadow tree of the modules that hold injection sites, if any.
-    shadow: SiteShadow | None = None
-
-
-def run_command(name: str, argv: Sequence[str], *, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run a checker; a missing executable or a timeout is a GateError (exit 2)."""
-    try:
-        return subprocess.run(
-            list(argv), cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False
-        )
-    except FileNotFoundError:
-        raise GateError(f"{name} is not installed: pip install 'spec-protocols[checkers]'") from None
-    except subprocess.TimeoutExpired:
-        raise GateError(f"{name} exceeded --timeout {timeout:g}s") from None
-
-
-def last_output_line(proc: subprocess.CompletedProcess[str]) -> str:
-    """The last line a crashed checker printed (stderr first), for a one-line error."""
-    text = (proc.stderr or proc.stdout or "").strip()
-    return text.splitlines()[-1][:200] if text else "no output"
 
 
 def _summary(message: str) -> str:

@@ -6,8 +6,12 @@ not shown), the stubs through the overlay, and to skip everything else
 (``follow_imports = skip``: ``Any``). Without that, it analyses sglang's whole
 import graph: measured 21 s cold on a minimal install and 55-58 s on a full
 one. Anything the skip turns into ``Any`` that matters shows up as an
-``unverified`` canary, never as a pass. Its cache lives in the gate's cache
-directory and is reused between runs.
+``unverified`` canary, never as a pass. Modules holding injection sites are
+checked (their shadows; see :mod:`spec_protocols.gate._harness._sites`). Its
+cache lives in the gate's cache directory and is reused between runs.
+
+:func:`invoke_mypy` is the raw adapter (a command line in, diagnostics out);
+the test suite and the benchmarks run mypy through it too.
 """
 
 from __future__ import annotations
@@ -15,28 +19,72 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
+from pathlib import Path
 
-from spec_protocols.gate._checkers._interpret import Diagnostic, StaticRun, interpret, last_output_line, run_command
-from spec_protocols.gate._environment import cache_dir, library_root
+from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
+from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
+from spec_protocols.gate._harness import CheckInput, StaticInput
+from spec_protocols.gate._harness._environment import cache_dir, library_root
+from spec_protocols.gate._harness._sites import is_canary
 from spec_protocols.gate._model import CheckerOutcome, GateError
-from spec_protocols.gate._sites import is_canary
 
-__all__ = ["run_mypy"]
-
-NAME = "mypy"
+__all__ = ["MYPY", "MypyChecker", "invoke_mypy"]
 
 
-def _config(run: StaticRun, stubbed: frozenset[str]) -> str:
-    checked = sorted(run.shadow.files) if run.shadow is not None else []
+def invoke_mypy(
+    files: Sequence[Path], *, config: Path, cwd: Path, timeout: float, extra_args: Sequence[str] = ()
+) -> Invocation:
+    """Run this interpreter's mypy on ``files`` with ``config``; its JSON output, parsed.
+
+    A missing mypy, a crash (exit 2 or output that is not JSON) or a timeout
+    raises :class:`GateError`.
+    """
+    argv = [sys.executable, "-m", "mypy", "--config-file", str(config), "--output", "json", *extra_args, *map(str, files)]
+    start = time.perf_counter()
+    proc = run_command("mypy", argv, cwd=cwd, timeout=timeout)
+    seconds = time.perf_counter() - start
+    if "No module named mypy" in proc.stderr:
+        raise GateError("mypy is not installed: pip install 'spec-protocols[checkers]'")
+    diagnostics: list[Reported] = []
+    for raw in proc.stdout.splitlines():
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            item = json.loads(raw)
+        except json.JSONDecodeError:
+            raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
+        diagnostics.append(
+            Reported(
+                str(item.get("file") or ""),
+                int(item.get("line") or 0),
+                int(item.get("column") or 0),
+                str(item.get("severity") or ""),
+                item.get("code"),
+                str(item.get("message") or ""),
+            )
+        )
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors and not proc.stdout.strip()):
+        raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}")
+    return Invocation(proc.returncode, tuple(diagnostics), proc.stdout, proc.stderr, seconds)
+
+
+def _config(check_input: CheckInput, static: StaticInput) -> str:
+    found = check_input.discovery
+    shadow = static.shadow
+    checked = sorted(shadow.files) if shadow is not None else []
     # The shadow of the modules holding injection sites comes before their
-    # originals (see sites.py); the stubs come first of all.
-    shadow = [str(run.shadow.root)] if run.shadow is not None else []
-    paths = [str(run.overlay), *shadow, *(str(p) for p in run.search_roots)]
+    # originals (see _sites.py); the stubs come first of all.
+    paths = [str(static.overlay), *([str(shadow.root)] if shadow else []), *(str(p) for p in found.search_roots)]
     root = library_root()
     if "site-packages" not in root.parts and "dist-packages" not in root.parts:
         paths.append(str(root))  # a checkout (editable install); mypy finds an installed one itself
-    helper = [run.shadow.helper] if run.shadow is not None else []
-    read = sorted({*run.source_modules, "spec_protocols", "spec_protocols.*", *stubbed, *helper} - set(checked))
+    helper = [shadow.helper] if shadow is not None else []
+    read = sorted({*found.source_modules, "spec_protocols", "spec_protocols.*", *static.stubbed, *helper} - set(checked))
     lines = [
         "[mypy]",
         f"python_version = {sys.version_info.major}.{sys.version_info.minor}",
@@ -56,45 +104,49 @@ def _config(run: StaticRun, stubbed: frozenset[str]) -> str:
     if checked:
         # Modules holding injection sites are checked, bodies of unannotated
         # functions included (that is where plugins inject); only the
-        # diagnostics naming a site helper are read.
+        # diagnostics inside a site's rewritten call are read.
         lines += [f"[mypy-{','.join(checked)}]", "follow_imports = normal", "check_untyped_defs = True", ""]
     return "\n".join(lines)
 
 
-def run_mypy(run: StaticRun, stubbed: frozenset[str]) -> CheckerOutcome:
-    config = run.workdir / "mypy.ini"
-    config.write_text(_config(run, stubbed), encoding="utf-8")
-    argv = [sys.executable, "-m", "mypy", "--config-file", str(config), "--output", "json", str(run.harness_file)]
-    start = time.perf_counter()
-    proc = run_command(NAME, argv, cwd=run.workdir, timeout=run.timeout)
-    seconds = time.perf_counter() - start
-    if "No module named mypy" in proc.stderr:
-        raise GateError("mypy is not installed: pip install 'spec-protocols[checkers]'")
-    diagnostics: list[Diagnostic] = []
-    harness = run.harness_file.resolve()
-    for raw in proc.stdout.splitlines():
-        raw = raw.strip()
-        if not raw:
-            continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError:
-            raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
-        if item.get("severity") != "error":
-            continue
-        file = item.get("file") or ""
-        message = str(item["message"])
-        if file and ((run.workdir / file).resolve() == harness or file == str(run.harness_file)):
-            diagnostics.append(Diagnostic(int(item["line"]), message, item.get("code")))
-            continue
-        if run.shadow is not None and file:
-            # An error inside a site's rewritten call belongs to that site.
-            line, column = int(item["line"]), int(item.get("column") or 0)
-            number = run.shadow.site_at(run.workdir / file, line, column)
-            if number is not None:
-                diagnostics.append(Diagnostic(line, message, item.get("code"), site=(number, is_canary(message))))
-        # Any other error inside an analysed module is not a verdict.
-    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not diagnostics and not proc.stdout.strip()):
-        raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}")
-    return interpret(NAME, run.harness, diagnostics, seconds=seconds, shadow=run.shadow)
+class MypyChecker:
+    """mypy, on the harness and the shadows of injection sites."""
 
+    name = "mypy"
+    reads_harness = True
+    imports_target = False
+
+    def version(self) -> str:
+        return _version()
+
+    def run(self, check_input: CheckInput) -> CheckerOutcome:
+        static = check_input.static
+        if static is None:
+            raise GateError("mypy needs the harness, and none was prepared")
+        config = static.workdir / "mypy.ini"
+        config.write_text(_config(check_input, static), encoding="utf-8")
+        invocation = invoke_mypy([static.harness_file], config=config, cwd=static.workdir, timeout=check_input.timeout)
+        harness = static.harness_file.resolve()
+        diagnostics: list[Diagnostic] = []
+        for item in invocation.errors():
+            if item.file and ((static.workdir / item.file).resolve() == harness or item.file == str(static.harness_file)):
+                diagnostics.append(Diagnostic(item.line, item.message, item.code))
+            elif static.shadow is not None and item.file:
+                # An error inside a site's rewritten call belongs to that site.
+                number = static.shadow.site_at(static.workdir / item.file, item.line, item.column)
+                if number is not None:
+                    diagnostics.append(Diagnostic(item.line, item.message, item.code, site=(number, is_canary(item.message))))
+            # Any other error inside an analysed module is not a verdict.
+        return interpret(self.name, static.harness, diagnostics, seconds=invocation.seconds, shadow=static.shadow)
+
+
+@cache
+def _version() -> str:
+    # The gate runs `sys.executable -m mypy`: the mypy installed beside it.
+    try:
+        return metadata.version("mypy")
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+MYPY = MypyChecker()

@@ -1,6 +1,6 @@
 """The pyright adapter: configuration, invocation, and its ``--outputjson``.
 
-pyright runs on the static view (see :mod:`spec_protocols.gate._environment`)
+pyright runs on the static view (see :mod:`spec_protocols.gate._harness._environment`)
 with the stub overlay as ``stubPath``, in ``standard`` mode, with pyright's
 own default ``analyzeUnannotatedFunctions`` on. It was off once (inferring
 sglang's unannotated bodies cost most of the time before the skip stubs); off,
@@ -9,6 +9,9 @@ decorator (``@register("algo")``, returning the class unchanged) turned the
 class it decorates into ``Unknown``, and an injection inside an unannotated
 ``__init__`` was never checked. Measured on sglang 0.5.23's 14 checks since:
 about 3.6 s off, 4.3 s on.
+
+:func:`invoke_pyright` is the raw adapter (a configuration in, diagnostics
+out); the test suite and the benchmarks run pyright through it too.
 """
 
 from __future__ import annotations
@@ -16,18 +19,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
-from spec_protocols.gate._checkers._interpret import Diagnostic, StaticRun, interpret, last_output_line, run_command
-from spec_protocols.gate._environment import static_view
+from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
+from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
+from spec_protocols.gate._harness import CheckInput
+from spec_protocols.gate._harness._environment import static_view
+from spec_protocols.gate._harness._sites import is_canary
 from spec_protocols.gate._model import CheckerOutcome, GateError
-from spec_protocols.gate._sites import is_canary
 
-__all__ = ["find_pyright", "run_pyright"]
-
-NAME = "pyright"
+__all__ = ["PYRIGHT", "PyrightChecker", "find_pyright", "invoke_pyright"]
 
 
 def find_pyright() -> str:
@@ -39,49 +47,98 @@ def find_pyright() -> str:
     return found
 
 
-def run_pyright(run: StaticRun) -> CheckerOutcome:
-    view = static_view()
-    shadow = run.shadow
-    # The shadow of the modules holding injection sites is searched first and
-    # checked (pyright reports diagnostics only for included files).
-    # (pyright takes only paths relative to its configuration file in "include".)
-    checked = [os.path.relpath(f, run.workdir) for _, f in sorted(shadow.files.items())] if shadow is not None else []
-    config = {
-        "include": [run.harness_file.name, *checked],
-        "venvPath": str(view.parent),
-        "venv": view.name,
-        "extraPaths": [*([str(shadow.root)] if shadow is not None else []), *(str(p) for p in run.search_roots)],
-        "stubPath": str(run.overlay),
-        "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
-        "typeCheckingMode": "standard",
-        "analyzeUnannotatedFunctions": True,
-        "reportMissingModuleSource": "none",
-    }
-    (run.workdir / "pyrightconfig.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-    argv = [find_pyright(), "--outputjson", "-p", str(run.workdir / "pyrightconfig.json")]
+def invoke_pyright(
+    config: Path, *, cwd: Path, timeout: float, files: Sequence[Path] = (), extra_args: Sequence[str] = ()
+) -> Invocation:
+    """Run pyright with the project file ``config`` (and ``files``, if given); its JSON output, parsed.
+
+    A missing pyright, output that is not JSON, or an exit status other than
+    0 (clean) or 1 (errors found) raises :class:`GateError`.
+    """
+    argv = [find_pyright(), "--outputjson", "-p", str(config), *extra_args, *map(str, files)]
     start = time.perf_counter()
-    proc = run_command(NAME, argv, cwd=run.workdir, timeout=run.timeout)
+    proc = run_command("pyright", argv, cwd=cwd, timeout=timeout)
     seconds = time.perf_counter() - start
     try:
-        data = json.loads(proc.stdout)
+        data: dict[str, Any] = json.loads(proc.stdout)
     except json.JSONDecodeError:
         raise GateError(f"pyright crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
     if proc.returncode not in (0, 1):
         raise GateError(f"pyright failed (exit {proc.returncode}): check its configuration")
-    harness = run.harness_file.resolve()
-    diagnostics: list[Diagnostic] = []
-    for item in data.get("generalDiagnostics", []):
-        if item.get("severity") != "error":
-            continue
-        line = int(item["range"]["start"]["line"]) + 1
-        message = str(item.get("message", ""))
-        if Path(item.get("file", "")).resolve() == harness:
-            diagnostics.append(Diagnostic(line, message, item.get("rule")))
-            continue
-        if shadow is not None:
-            # An error inside a site's rewritten call belongs to that site.
-            column = int(item["range"]["start"]["character"])
-            number = shadow.site_at(Path(item.get("file", "")), line, column)
-            if number is not None:
-                diagnostics.append(Diagnostic(line, message, item.get("rule"), site=(number, is_canary(message))))
-    return interpret(NAME, run.harness, diagnostics, seconds=seconds, shadow=shadow)
+    diagnostics = tuple(
+        Reported(
+            str(item.get("file", "")),
+            int(item["range"]["start"]["line"]) + 1,
+            int(item["range"]["start"]["character"]),
+            str(item.get("severity", "")),
+            item.get("rule"),
+            str(item.get("message", "")),
+        )
+        for item in data.get("generalDiagnostics", [])
+    )
+    return Invocation(proc.returncode, diagnostics, proc.stdout, proc.stderr, seconds)
+
+
+class PyrightChecker:
+    """pyright, on the harness and the shadows of injection sites."""
+
+    name = "pyright"
+    reads_harness = True
+    imports_target = False
+
+    def version(self) -> str:
+        return _version()
+
+    def run(self, check_input: CheckInput) -> CheckerOutcome:
+        static = check_input.static
+        if static is None:
+            raise GateError("pyright needs the harness, and none was prepared")
+        view = static_view()
+        shadow = static.shadow
+        # The shadow of the modules holding injection sites is searched first
+        # and checked (pyright reports diagnostics only for included files,
+        # and takes only paths relative to its configuration file there).
+        checked = [os.path.relpath(f, static.workdir) for _, f in sorted(shadow.files.items())] if shadow else []
+        config = {
+            "include": [static.harness_file.name, *checked],
+            "venvPath": str(view.parent),
+            "venv": view.name,
+            "extraPaths": [*([str(shadow.root)] if shadow else []), *(str(p) for p in check_input.discovery.search_roots)],
+            "stubPath": str(static.overlay),
+            "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
+            "typeCheckingMode": "standard",
+            "analyzeUnannotatedFunctions": True,
+            "reportMissingModuleSource": "none",
+        }
+        config_file = static.workdir / "pyrightconfig.json"
+        config_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
+        invocation = invoke_pyright(config_file, cwd=static.workdir, timeout=check_input.timeout)
+        harness = static.harness_file.resolve()
+        diagnostics: list[Diagnostic] = []
+        for item in invocation.errors():
+            if Path(item.file).resolve() == harness:
+                diagnostics.append(Diagnostic(item.line, item.message, item.code))
+            elif shadow is not None:
+                # An error inside a site's rewritten call belongs to that site.
+                number = shadow.site_at(Path(item.file), item.line, item.column)
+                if number is not None:
+                    diagnostics.append(Diagnostic(item.line, item.message, item.code, site=(number, is_canary(item.message))))
+        return interpret(self.name, static.harness, diagnostics, seconds=invocation.seconds, shadow=shadow)
+
+
+@cache
+def _version() -> str:
+    # The pyright package on PyPI carries pyright's own version; when the
+    # executable comes from elsewhere on PATH, ask it.
+    try:
+        return metadata.version("pyright")
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        proc = subprocess.run([find_pyright(), "--version"], capture_output=True, text=True, timeout=60, check=False)
+    except (GateError, OSError, subprocess.TimeoutExpired):
+        return "not installed"
+    return proc.stdout.strip().removeprefix("pyright ") or "unknown"
+
+
+PYRIGHT = PyrightChecker()

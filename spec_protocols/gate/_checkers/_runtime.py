@@ -28,6 +28,7 @@ a crash in one line. A timeout (the whole run, all probes together) is a
 from __future__ import annotations
 
 import json
+import platform
 import signal
 import subprocess
 import sys
@@ -35,10 +36,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from spec_protocols.gate._harness import checks_for
+from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
     Check,
     CheckerOutcome,
@@ -49,7 +51,7 @@ from spec_protocols.gate._model import (
     Verdict,
 )
 
-__all__ = ["run_runtime"]
+__all__ = ["RUNTIME", "RuntimeChecker", "run_runtime"]
 
 NAME = "runtime"
 
@@ -88,7 +90,7 @@ def run_runtime(
             "module": c.module,
             "qualname": c.qualname,
             "target": c.dotted,
-            "protocols": [k.protocol for k in checks_for(c)],
+            "protocols": [k.protocol for k in c.checks],
             "may_be_abstract": c.may_be_abstract,
             "index": index,
         }
@@ -277,3 +279,31 @@ def _stderr_line(path: Path) -> str:
         return "no output"
     lines = [line.strip() for line in tail.splitlines() if line.strip()]
     return lines[-1][:200] if lines else "no output"
+
+
+class RuntimeChecker:
+    """The runtime checker: imports the target in a subprocess and runs
+    ``verify_conformance`` / ``validate_draft_worker_cls`` on its classes."""
+
+    name = NAME
+    reads_harness = False
+    imports_target = True
+
+    def version(self) -> str:
+        return _version()
+
+    def run(self, check_input: CheckInput) -> CheckerOutcome:
+        found = check_input.discovery
+        return run_runtime(found.classes, found.search_roots, check_input.timeout, sites=found.sites)
+
+
+@cache
+def _version() -> str:
+    # The runtime checker is this package's verify_conformance, run by this
+    # interpreter: both decide its verdicts.
+    from spec_protocols import __version__
+
+    return f"{__version__} (Python {platform.python_version()})"
+
+
+RUNTIME = RuntimeChecker()

@@ -3,7 +3,7 @@
 The JSON report is the machine-readable contract of the gate: one object,
 
     {"version": 1, "results": [...], "summary": {...},
-     "checkers": [...], "notes": [...], "timings": {...}}
+     "checkers": [...], "checker_versions": {...}, "notes": [...], "timings": {...}}
 
 Each result carries its own ``notes`` (why a checker skipped, that the class
 is an abstract base); the top-level ``notes`` are the run's (files discovery
@@ -147,6 +147,7 @@ def render_json(report: GateReport, *, include_timings: bool = True) -> str:
         "results": [_result_json(r) for r in sorted_results(report)],
         "summary": summary_counts(report),
         "checkers": ordered_checkers(report.checkers),
+        "checker_versions": {name: report.checker_versions[name] for name in ordered_checkers(report.checker_versions)},
         "notes": list(report.notes),
     }
     if include_timings:

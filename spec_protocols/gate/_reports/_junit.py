@@ -103,6 +103,8 @@ def render_junit(report: GateReport, *, include_timings: bool = True) -> str:
     ET.SubElement(
         properties, "property", name="checkers", value=",".join(ordered_checkers(report.checkers))
     )
+    for name in ordered_checkers(report.checker_versions):
+        ET.SubElement(properties, "property", name=f"version.{name}", value=xml_safe(report.checker_versions[name]))
     ET.SubElement(
         properties, "property", name="summary", value=summary_line(report, include_timings=False)
     )

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec_protocols.gate._model import GateError
-from spec_protocols.gate._targets import find_module_file
+from spec_protocols.gate._module_paths import find_module_file
 
 __all__ = ["ClassInfo", "ModuleSource", "SourceIndex", "Unreachable", "dotted_name", "parse_module"]
 

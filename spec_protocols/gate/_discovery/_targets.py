@@ -14,69 +14,22 @@ would see it:
   ``test data/x.py``) cannot be imported by name: it is left out with a note,
   never silently.
 
-A package's files are only *located* here; :mod:`spec_protocols.gate._source_index`
+A package's files are only *located* here; :mod:`spec_protocols.gate._discovery._source_index`
 reads them, and a file that cannot be parsed becomes a note there too.
 """
 
 from __future__ import annotations
 
-import keyword
 import os
-import sys
-from collections.abc import Sequence
 from pathlib import Path
-from importlib.machinery import PathFinder
 
 from spec_protocols.gate._model import GateError, ResolvedTarget
+from spec_protocols.gate._module_paths import find_module_file, is_module_name, search_path
 
-__all__ = ["find_module_file", "is_module_name", "resolve_target", "search_path"]
+__all__ = ["resolve_target"]
 
 # Folders that never hold code the gate should check: caches and tool state.
 _NEVER_WALKED = frozenset({"__pycache__", "node_modules"})
-
-
-def search_path(extra: Sequence[Path] = ()) -> list[str]:
-    """Where modules are looked up: ``extra``, the current directory (as
-    ``python -m`` would), then the interpreter's path."""
-    return [str(p) for p in extra] + [str(Path.cwd())] + [p for p in sys.path if p]
-
-
-def is_module_name(name: str) -> bool:
-    """Whether ``name`` is a dotted name Python could import (no keywords)."""
-    return all(part.isidentifier() and not keyword.iskeyword(part) for part in name.split("."))
-
-
-def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
-    """The source of module ``name``: its ``.py`` file, a package's ``__init__.py``,
-    or a namespace package's directory. None when it cannot be found.
-
-    Walks the dotted name one component at a time with ``PathFinder``, which
-    reads directories and never executes a package's ``__init__``.
-    """
-    path: list[str] | None = list(search_path)
-    spec = None
-    parts = name.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return None
-    for part in parts:
-        if path is None:
-            return None  # a plain module has no submodules
-        # Only the last component is passed: PathFinder looks up the tail name
-        # in `path` anyway, and a dotted name would make it consult
-        # sys.modules for the parent of a namespace package (a KeyError when,
-        # as here, nothing was imported).
-        spec = PathFinder.find_spec(part, path)
-        if spec is None:
-            return None
-        path = list(spec.submodule_search_locations or []) or None
-    if spec is None:
-        return None
-    if spec.origin in (None, "namespace"):
-        # A namespace package (sglang.srt and sglang.srt.speculative are).
-        locations = list(spec.submodule_search_locations or [])
-        return Path(locations[0]) if locations else None
-    origin = Path(spec.origin)
-    return origin if origin.suffix == ".py" else None
 
 
 def _walk_python_files(root: Path) -> list[Path]:

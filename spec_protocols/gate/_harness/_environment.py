@@ -44,7 +44,8 @@ __all__ = [
     "stub_source",
 ]
 
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# spec_protocols/ (this file is spec_protocols/gate/_harness/_environment.py).
+_PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
 
 def cache_dir() -> Path:
@@ -163,7 +164,7 @@ def stub_overlay(exclude: Iterable[str], skip: Iterable[str] = ()) -> tuple[Path
 
 
 def _is_package(name: str) -> bool:
-    from spec_protocols.gate._targets import find_module_file, search_path
+    from spec_protocols.gate._module_paths import find_module_file, search_path
 
     found = find_module_file(name, search_path())
     return found is not None and (found.is_dir() or found.name == "__init__.py")

@@ -9,7 +9,7 @@ such expression is, in its own scope; they only need to be asked.
 So the gate gives them a *shadow* of each module that holds a site: the
 module's own source, with each site's expression ``EXPR`` replaced by the
 call ``build_draft_tp_worker`` makes of it, wrapped in two helpers (all on
-one line; see :func:`spec_protocols.gate._harness.site_call`)::
+one line; see :func:`spec_protocols.gate._harness._lines.site_call`)::
 
     draft_worker_cls=_spsites.spec_protocols_site_3_canary(
         _spsites.spec_protocols_site_3((EXPR)(server_args=_spsites.server_args, ...)))
@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._harness import SITE_FUNCTION, site_call, site_helper_module
+from spec_protocols.gate._harness._lines import SITE_FUNCTION, site_call, site_helper_module
 from spec_protocols.gate._model import InjectionSite
 
 __all__ = ["SiteShadow", "Span", "build_shadow", "is_canary"]

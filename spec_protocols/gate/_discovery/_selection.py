@@ -1,7 +1,7 @@
 """Static discovery: which classes and injection sites to check, from source only.
 
-Nothing here imports a target (see :mod:`spec_protocols.gate._targets` for how
-targets are located and :mod:`spec_protocols.gate._source_index` for how their
+Nothing here imports a target (see :mod:`spec_protocols.gate._discovery._targets` for how
+targets are located and :mod:`spec_protocols.gate._discovery._source_index` for how their
 source is read). A class is picked when
 
 * it subclasses (directly or not) sglang's ``BaseSpecWorker`` or
@@ -16,7 +16,7 @@ Any other expression injected as ``draft_worker_cls`` (``self.attr``, a
 ``functools.partial``, a factory function, a lambda, a class defined in a
 function, a conditional expression) is an :class:`InjectionSite`: discovery
 does not try to understand it; the static checkers judge it in place
-(:mod:`spec_protocols.gate._sites`). Injections are found wherever the name
+(:mod:`spec_protocols.gate._harness._sites`). Injections are found wherever the name
 ``draft_worker_cls`` is given a value: a call keyword, a ``**{...}`` or any
 dict literal key, a ``x["draft_worker_cls"] = ...`` assignment, a class
 attribute, a parameter default. A parameter forwarded unchanged
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -40,10 +40,10 @@ from spec_protocols.gate._model import (
     InjectionSite,
     ResolvedTarget,
 )
-from spec_protocols.gate._source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
-from spec_protocols.gate._targets import search_path
+from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
+from spec_protocols.gate._module_paths import search_path
 
-__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover", "imported_modules"]
+__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover"]
 
 #: Fully qualified names of the classes whose subclasses are spec workers.
 SPEC_ROOTS: frozenset[str] = frozenset(
@@ -199,12 +199,14 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
     # search it anyway), and adding it would let pyright read every package in it.
     extra = [r for r in roots if not {"site-packages", "dist-packages"} & set(r.parts)]
     source_modules = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
+    imported = frozenset(n for names in imported_modules(source_modules, index).values() for n in names)
     return Discovery(
         tuple(classes),
         source_modules,
         tuple(dict.fromkeys(extra)),
         sites=tuple(sites),
         notes=tuple(dict.fromkeys(notes)),
+        imported_modules=imported,
     )
 
 
@@ -379,7 +381,7 @@ def _require_parsed_dependencies(
     a syntax error in any module it reads), and the run is an input error."""
     if not index.unparsed:
         return
-    imports = imported_modules({name: m.file for name, m in target_modules.items()}, index=target_modules)
+    imports = imported_modules(target_modules, index)
     needed: set[str] = set(source_modules)
     frontier = list(source_modules)
     while frontier:
@@ -395,31 +397,23 @@ def _require_parsed_dependencies(
                 frontier.append(name)
 
 
-def imported_modules(
-    modules: Mapping[str, Path], *, index: Mapping[str, ModuleSource] | None = None
-) -> Mapping[str, frozenset[str]]:
-    """For each module, every module it imports (``from a import b`` names both
-    ``a`` and, in case it is a submodule, ``a.b``); unresolvable names included."""
+def imported_modules(names: Iterable[str], index: SourceIndex) -> Mapping[str, frozenset[str]]:
+    """For each module (as the index has read it), every module it imports:
+    ``from a import b`` names both ``a`` and, in case it is a submodule,
+    ``a.b``; unresolvable names included."""
     found: dict[str, frozenset[str]] = {}
-    for name, file in modules.items():
-        source = index.get(name) if index is not None else None
+    for name in names:
+        source = index.get(name)
         if source is None:
-            try:
-                tree = ast.parse(file.read_bytes(), filename=str(file))
-            except (SyntaxError, OSError, ValueError):
-                continue
-            package = name if file.name == "__init__.py" else name.rpartition(".")[0]
-        else:
-            tree = source.tree
-            package = source.package
-        names: set[str] = set()
-        for node in ast.walk(tree):
+            continue
+        imported: set[str] = set()
+        for node in ast.walk(source.tree):
             if isinstance(node, ast.Import):
-                names.update(alias.name for alias in node.names)
+                imported.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                base = absolute_module(package, node.module, node.level)
+                base = absolute_module(source.package, node.module, node.level)
                 if base is not None:
-                    names.add(base)
-                    names.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
-        found[name] = frozenset(names)
+                    imported.add(base)
+                    imported.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+        found[name] = frozenset(imported)
     return found

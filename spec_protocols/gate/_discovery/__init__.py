@@ -1,0 +1,20 @@
+"""Discovery, the first stage: what to check, found by reading source only.
+
+Three rooms, one job each, in the order the data flows:
+
+``_targets``       locating a TARGET on disk: which modules it names, walking
+                   packages the way the import system sees them
+``_source_index``  reading modules with ``ast``: what each module binds at
+                   import time, and what a name resolves to
+``_selection``     choosing the classes to check and their roles, the
+                   injection sites, and what to note
+
+Nothing here imports a target. The output is a :class:`~spec_protocols.gate._model.Discovery`.
+"""
+
+from __future__ import annotations
+
+from spec_protocols.gate._discovery._selection import discover
+from spec_protocols.gate._discovery._targets import resolve_target
+
+__all__ = ["discover", "resolve_target"]

@@ -1,0 +1,87 @@
+"""The harness stage: what the checkers need, prepared from discovery's findings.
+
+``_lines``        the generated harness module and the tag of each of its lines
+``_sites``        shadow copies of the modules that hold injection sites
+``_environment``  where the static checkers look: the stub overlay, the
+                  static view of site-packages, the cache
+
+:func:`prepare` turns a :class:`~spec_protocols.gate._model.Discovery` into a
+:class:`CheckInput`, the one frozen value every checker's ``run`` receives.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Generator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from spec_protocols.gate._harness._environment import cache_dir, check_no_installed_stubs, stub_overlay
+from spec_protocols.gate._harness._lines import Harness, build_harness
+from spec_protocols.gate._harness._sites import SiteShadow, build_shadow
+from spec_protocols.gate._model import Discovery
+from spec_protocols.gate._module_paths import find_module_file, search_path
+
+__all__ = ["CheckInput", "StaticInput", "prepare"]
+
+
+@dataclass(frozen=True, slots=True)
+class StaticInput:
+    """What the static checkers read: the harness, written out, and their view."""
+
+    harness: Harness
+    harness_file: Path
+    #: A private directory for this run's configuration files.
+    workdir: Path
+    #: The stub overlay: mypy_path's first entry, pyright's stubPath.
+    overlay: Path
+    #: The stub modules the overlay holds (mypy reads them).
+    stubbed: frozenset[str]
+    #: Shadows of the modules holding injection sites, if any.
+    shadow: SiteShadow | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckInput:
+    """Everything a checker needs for one run."""
+
+    discovery: Discovery
+    timeout: float
+    #: None when no checker that reads the harness runs.
+    static: StaticInput | None
+
+
+def _skippable(found: Discovery) -> list[str]:
+    """The sglang modules that the code under check imports and no check reads."""
+    names = sorted(n for n in found.imported_modules if n.partition(".")[0] == "sglang")
+    path = search_path(found.search_roots)
+    return [n for n in names if n not in found.source_modules and find_module_file(n, path) is not None]
+
+
+@contextmanager
+def prepare(found: Discovery, *, timeout: float, static: bool) -> Generator[CheckInput]:
+    """The checkers' input; ``static``: also write the harness and the views.
+
+    The run's private directory is removed when the block ends.
+    """
+    if not static:
+        yield CheckInput(found, timeout, None)
+        return
+    check_no_installed_stubs(found.source_modules)
+    shadow = build_shadow(found.sites, cache_dir())
+    site_modules: dict[str, list[str]] = {}
+    for site in found.sites:
+        site_modules.setdefault(site.module, []).append(site.target)
+    harness = build_harness(found.classes, site_modules=site_modules)
+    overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found))
+    base = cache_dir() / "runs"
+    base.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
+    try:
+        harness_file = workdir / f"{harness.module_name}.py"
+        harness_file.write_text(harness.text, encoding="utf-8")
+        yield CheckInput(found, timeout, StaticInput(harness, harness_file, workdir, overlay, stubbed, shadow))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

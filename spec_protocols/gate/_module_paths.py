@@ -1,0 +1,61 @@
+"""Where a module lives, found the way the import system would find it, without importing it.
+
+A helper shared by discovery (locating targets and the modules their bases
+come from) and the harness stage (which sglang modules exist, for the
+checkers' view). ``importlib.machinery.PathFinder`` only reads directories:
+no package ``__init__`` runs.
+"""
+
+from __future__ import annotations
+
+import keyword
+import sys
+from collections.abc import Sequence
+from importlib.machinery import PathFinder
+from pathlib import Path
+
+__all__ = ["find_module_file", "is_module_name", "search_path"]
+
+
+def search_path(extra: Sequence[Path] = ()) -> list[str]:
+    """Where modules are looked up: ``extra``, the current directory (as
+    ``python -m`` would), then the interpreter's path."""
+    return [str(p) for p in extra] + [str(Path.cwd())] + [p for p in sys.path if p]
+
+
+def is_module_name(name: str) -> bool:
+    """Whether ``name`` is a dotted name Python could import (no keywords)."""
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in name.split("."))
+
+
+def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
+    """The source of module ``name``: its ``.py`` file, a package's ``__init__.py``,
+    or a namespace package's directory. None when it cannot be found.
+
+    Walks the dotted name one component at a time with ``PathFinder``, which
+    reads directories and never executes a package's ``__init__``.
+    """
+    path: list[str] | None = list(search_path)
+    spec = None
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    for part in parts:
+        if path is None:
+            return None  # a plain module has no submodules
+        # Only the last component is passed: PathFinder looks up the tail name
+        # in `path` anyway, and a dotted name would make it consult
+        # sys.modules for the parent of a namespace package (a KeyError when,
+        # as here, nothing was imported).
+        spec = PathFinder.find_spec(part, path)
+        if spec is None:
+            return None
+        path = list(spec.submodule_search_locations or []) or None
+    if spec is None:
+        return None
+    if spec.origin in (None, "namespace"):
+        # A namespace package (sglang.srt and sglang.srt.speculative are).
+        locations = list(spec.submodule_search_locations or [])
+        return Path(locations[0]) if locations else None
+    origin = Path(spec.origin)
+    return origin if origin.suffix == ".py" else None
