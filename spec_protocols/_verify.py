@@ -48,7 +48,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_origin
 
-from typing_extensions import get_protocol_members, is_protocol
+from typing_extensions import is_protocol
+
+from spec_protocols._members import protocol_members
 
 __all__ = ["ConformanceResult", "Problem", "ProblemKind", "abstract_members", "verify_conformance"]
 
@@ -305,19 +307,8 @@ def _lookup(cls: type, instance: object, name: str) -> _Found | None:
 # once per protocol; the target's side is always read afresh.
 @functools.lru_cache(maxsize=64)
 def _protocol_members(protocol: type) -> tuple[tuple[str, _Found], ...]:
-    """The protocol's members with their shapes, base protocols first, each in definition order."""
-    members = get_protocol_members(protocol)
-    ordered: dict[str, _Found] = {}
-    for klass in reversed(_static_mro(protocol)):
-        namespace = _class_dict(klass)
-        if namespace is None:
-            continue
-        for name in list(namespace) + list(_annotations(namespace)):
-            if name in members and name not in ordered:
-                ordered[name] = _protocol_shape(protocol, name)
-    for name in sorted(members - ordered.keys()):
-        ordered[name] = _protocol_shape(protocol, name)
-    return tuple(ordered.items())
+    """The protocol's members with their shapes, in definition order (spec_protocols._members)."""
+    return tuple((name, _protocol_shape(protocol, name)) for name in protocol_members(protocol))
 
 
 def _protocol_shape(protocol: type, name: str) -> _Found:

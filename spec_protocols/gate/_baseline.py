@@ -4,7 +4,6 @@ A baseline file (``--baseline FILE``, written by ``--write-baseline FILE``):
 
     {
       "version": 1,
-      "sglang": "0.5.23",
       "entries": [
         {"target": "sglang.srt.speculative.dflash_worker.DFlashWorker",
          "protocol": "SpecWorker", "member": "forward_batch_generation",
@@ -70,10 +69,9 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Problem, Result, Verdict
-from spec_protocols.gate._reports._json import json_list, json_object
 
 __all__ = [
     "BASELINE_VERSION",
@@ -140,14 +138,9 @@ class BaselineEntry:
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """A loaded baseline file: its entries and the sglang version it was made for.
-
-    ``sglang`` is informational (``None`` when unknown); the CLI may warn when
-    it differs from the installed sglang.
-    """
+    """A loaded baseline file: its entries."""
 
     entries: tuple[BaselineEntry, ...]
-    sglang: str | None = None
 
     def by_key(self) -> dict[BaselineKey, BaselineEntry]:
         """The entries indexed by :attr:`BaselineEntry.key`."""
@@ -177,7 +170,7 @@ def _parse_entry(value: object, index: int, where: str, *, lenient: bool) -> Bas
     """One entry, validated; ``None`` for a whole-class entry without message
     when *lenient* (the writer drops those, see :func:`write_baseline`)."""
     name = f"entry {index}"
-    raw = json_object(value)
+    raw = _json_object(value)
     if raw is None:
         raise _fail(where, f"{name} is not an object")
     unknown = sorted(set(raw) - set(_ENTRY_KEYS))
@@ -247,17 +240,16 @@ def parse_baseline(text: str, *, where: str = "<string>", lenient: bool = False)
     replaces them); every other error still raises.
     """
     try:
-        doc = json_object(json.loads(text))
+        doc = _json_object(json.loads(text))
     except json.JSONDecodeError as exc:
         raise _fail(where, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     if doc is None:
         raise _fail(where, "not a JSON object")
     if doc.get("version") != BASELINE_VERSION:
         raise _fail(where, f"unsupported version {doc.get('version')!r} (expected {BASELINE_VERSION})")
-    sglang = doc.get("sglang")
-    if sglang is not None and not isinstance(sglang, str):
-        raise _fail(where, "sglang is neither a version string nor null")
-    raw_entries = json_list(doc.get("entries"))
+    # An "sglang" key (files written before 0.1.0's cleanup recorded one that
+    # nothing read) is accepted and ignored.
+    raw_entries = _json_list(doc.get("entries"))
     if raw_entries is None:
         raise _fail(where, "entries is not a list")
     entries: list[BaselineEntry] = []
@@ -271,7 +263,7 @@ def parse_baseline(text: str, *, where: str = "<string>", lenient: bool = False)
             raise _fail(where, f"entry {index} ({entry.describe()}) duplicates an earlier entry")
         seen.add(entry.key)
         entries.append(entry)
-    return Baseline(entries=tuple(entries), sglang=sglang)
+    return Baseline(entries=tuple(entries))
 
 
 def load_baseline(path: str | os.PathLike[str], *, lenient: bool = False) -> Baseline:
@@ -454,7 +446,6 @@ def write_baseline(
     path: str | os.PathLike[str],
     *,
     reason: str,
-    sglang: str | None = None,
 ) -> Baseline:
     """Write a baseline accepting every current problem of *report* to *path*,
     atomically, and return it.
@@ -466,7 +457,7 @@ def write_baseline(
     matched by message; what they accepted is unknown, so their problems get
     new entries with *reason*). Problems already baselined in *report* are
     kept; problems of an unverified or skipped checker, and notes, are not
-    written. *sglang* defaults to the existing file's value. Raises
+    written. Raises
     :class:`GateError` if *reason* is empty, if the existing file is otherwise
     invalid (it is not overwritten then), or if writing fails (the old file is
     left as it was).
@@ -478,16 +469,10 @@ def write_baseline(
     if target.exists():
         old = load_baseline(target, lenient=True)
         existing = old.by_key()
-        if sglang is None:
-            sglang = old.sglang
     keys = sorted({key for key, _ in _entries_for(report)}, key=_sort_key)
     entries = tuple(existing[key] if key in existing else _new_entry(key, reason.strip()) for key in keys)
-    baseline = Baseline(entries=entries, sglang=sglang)
-    document = {
-        "version": BASELINE_VERSION,
-        "sglang": sglang,
-        "entries": [_entry_json(e) for e in entries],
-    }
+    baseline = Baseline(entries=entries)
+    document = {"version": BASELINE_VERSION, "entries": [_entry_json(e) for e in entries]}
     _atomic_write(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return baseline
 
@@ -525,3 +510,17 @@ def _atomic_write(path: Path, text: str) -> None:
         pass
     finally:
         os.close(dir_fd)
+
+
+def _json_object(raw: object) -> dict[str, object] | None:
+    """*raw* (a value from ``json.loads``) as a JSON object, or ``None``.
+
+    The cast is sound: JSON object keys are always strings. It turns the
+    checkers' "unknown" dict into one whose values must be narrowed.
+    """
+    return cast("dict[str, object]", raw) if isinstance(raw, dict) else None
+
+
+def _json_list(raw: object) -> list[object] | None:
+    """*raw* (a value from ``json.loads``) as a JSON array, or ``None``."""
+    return cast("list[object]", raw) if isinstance(raw, list) else None

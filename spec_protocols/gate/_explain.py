@@ -21,10 +21,9 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from typing_extensions import get_protocol_members
-
 import spec_protocols
 from spec_protocols import CALL_SITES, SpecWorkerBase
+from spec_protocols._members import protocol_members
 from spec_protocols.gate._model import GateError
 
 __all__ = ["PROTOCOL_NAMES", "explain"]
@@ -57,17 +56,6 @@ def _protocol(name: str) -> type[Any]:
         raise GateError(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOL_NAMES)}")
     protocol: type[Any] = getattr(spec_protocols, name)
     return protocol
-
-
-def _members(protocol: type[Any]) -> list[str]:
-    """The protocol's members in definition order (base protocols first)."""
-    members = get_protocol_members(protocol)
-    ordered: list[str] = []
-    for klass in reversed(protocol.__mro__):
-        for member in vars(klass):
-            if member in members and member not in ordered:
-                ordered.append(member)
-    return ordered
 
 
 def _annotation(value: object) -> str:
@@ -174,7 +162,7 @@ def explain(protocol_name: str) -> str:
     if protocol_name in _SPEC_SIDE:
         lines.append("Default = what a subclass of spec_protocols.SpecWorkerBase inherits.")
         lines.append("")
-    for member in _members(protocol):
+    for member in protocol_members(protocol):
         lines.append(textwrap.indent(_signature(protocol, member), "  "))
         lines.append(f"      kind:      {_kind(protocol, member)}")
         lines.append(f"      called at: sglang/srt/{call_sites.get(member, '(no call site recorded)')}")

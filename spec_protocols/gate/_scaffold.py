@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, SpecWorkerBase
-from spec_protocols.gate._explain import _members  # pyright: ignore[reportPrivateUsage]  # one definition of "member order"
+from spec_protocols._members import protocol_members
 from spec_protocols.gate._model import GateError
 
 __all__ = ["SkeletonKind", "class_name_for", "module_name_for", "write_skeleton"]
@@ -100,7 +100,7 @@ def _inherited_default(member: str) -> str:
 
 def _worker_todos() -> str:
     lines: list[str] = []
-    for member in _members(SpecWorker):
+    for member in protocol_members(SpecWorker):
         if member == "forward_batch_generation":
             continue
         text = f"TODO({member}): inherited default: {_inherited_default(member)}"

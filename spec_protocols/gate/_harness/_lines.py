@@ -57,6 +57,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from spec_protocols import _protocols
+from spec_protocols._members import protocol_members as member_order
 from spec_protocols.gate._model import Check, ClassRole, DiscoveredClass, GateError
 
 __all__ = [
@@ -126,16 +128,29 @@ def _protocols_source() -> ast.Module:
 
 @cache
 def protocol_members(protocol: str) -> tuple[ProtocolMember, ...]:
-    """The members of a protocol in ``_protocols.py``, in definition order."""
+    """The members of a protocol, in definition order, each with its source definition.
+
+    Which members, and in what order, comes from the one definition of that
+    (:func:`spec_protocols._members.protocol_members`); the harness adds the
+    signature as written in ``_protocols.py``, from which it generates code
+    (annotations stay source text: nothing from sglang is evaluated).
+    """
+    cls = getattr(_protocols, protocol, None)
+    if not isinstance(cls, type):
+        raise GateError(f"unknown protocol {protocol!r}")
+    classes = {klass.__name__ for klass in cls.__mro__}
+    definitions: dict[str, ast.FunctionDef] = {}
     for node in _protocols_source().body:
-        if isinstance(node, ast.ClassDef) and node.name == protocol:
-            members: list[ProtocolMember] = []
+        if isinstance(node, ast.ClassDef) and node.name in classes:
             for stmt in node.body:
                 if isinstance(stmt, ast.FunctionDef):
-                    is_prop = any(isinstance(d, ast.Name) and d.id == "property" for d in stmt.decorator_list)
-                    members.append(ProtocolMember(stmt.name, is_prop, stmt))
-            return tuple(members)
-    raise GateError(f"unknown protocol {protocol!r}")
+                    definitions.setdefault(stmt.name, stmt)
+    members: list[ProtocolMember] = []
+    for name in member_order(cls):
+        definition = definitions[name]
+        is_prop = any(isinstance(d, ast.Name) and d.id == "property" for d in definition.decorator_list)
+        members.append(ProtocolMember(name, is_prop, definition))
+    return tuple(members)
 
 
 def _annotation_names() -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from spec_protocols.gate._model import GateError, GateReport
 from spec_protocols.gate._reports._github import render_github
-from spec_protocols.gate._reports._json import parse_json, render_json
+from spec_protocols.gate._reports._json import render_json
 from spec_protocols.gate._reports._junit import render_junit
 from spec_protocols.gate._reports._markdown import render_markdown
 from spec_protocols.gate._reports._text import render_text
@@ -22,7 +22,6 @@ from spec_protocols.gate._reports._text import render_text
 __all__ = [
     "FORMATS",
     "Renderer",
-    "parse_json",
     "render",
     "render_github",
     "render_json",
@@ -49,15 +48,9 @@ FORMATS: Mapping[str, Renderer] = {
 }
 
 
-def render(report: GateReport, fmt: str, *, include_timings: bool = True, color: bool = False) -> str:
-    """Render *report* in format *fmt* (a key of :data:`FORMATS`).
-
-    *color* applies to ``text`` only (ANSI verdict colours; off by default)
-    and is ignored by the other formats, so the CLI can pass ``--color``
-    through whatever the format. An unknown *fmt* raises :class:`GateError`.
-    """
-    if fmt == "text":
-        return render_text(report, include_timings=include_timings, color=color)
+def render(report: GateReport, fmt: str, *, include_timings: bool = True) -> str:
+    """Render *report* in format *fmt* (a key of :data:`FORMATS`); an unknown
+    *fmt* raises :class:`GateError`."""
     try:
         renderer = FORMATS[fmt]
     except KeyError:

@@ -19,8 +19,8 @@ annotation early and print the rest as plain log text.
 from __future__ import annotations
 
 from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate._reports._json import sorted_problems, sorted_results
-from spec_protocols.gate._reports._text import summary_line
+from spec_protocols.gate._reports._order import sorted_problems, sorted_results
+from spec_protocols.gate._reports._phrasing import summary_line
 
 __all__ = ["escape_data", "escape_property", "render_github"]
 

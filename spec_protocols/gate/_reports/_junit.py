@@ -26,8 +26,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate._reports._json import ordered_checkers, sorted_problems, sorted_results
-from spec_protocols.gate._reports._text import summary_line, total_seconds
+from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._phrasing import summary_line, total_seconds
 
 __all__ = ["render_junit", "xml_safe"]
 

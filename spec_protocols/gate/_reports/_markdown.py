@@ -21,8 +21,8 @@ edits its PR comment in place only changes it when a verdict changes
 from __future__ import annotations
 
 from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate._reports._json import ordered_checkers, sorted_problems, sorted_results
-from spec_protocols.gate._reports._text import short_names, summary_line
+from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._phrasing import short_names, summary_line
 
 __all__ = ["escape_cell", "render_markdown"]
 

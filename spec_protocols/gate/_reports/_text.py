@@ -19,113 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from spec_protocols.gate._model import GateReport, Result, Verdict
-from spec_protocols.gate._reports._json import (
-    ordered_checkers,
-    sorted_problems,
-    sorted_results,
-    summary_counts,
-)
+from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._phrasing import elide, short_names, summary_line
 
-__all__ = ["elide", "render_text", "short_names", "summary_line", "total_seconds"]
+__all__ = ["render_text"]
 
 #: The report's width: the table, the problem lines and the summary fit in it.
 WIDTH = 80
 
 _SEP = "  "
 _INDENT = "  "
-_ELLIPSIS = "..."  # ASCII: the report must survive any terminal and CI log.
 _MIN_CLASS_WIDTH = 12
 
-# ANSI colours, used only with color=True (never by default: CI logs and
-# pipes would show the escape codes as garbage).
-_COLORS: Mapping[str, str] = {
-    Verdict.PASS.value: "\x1b[32m",
-    Verdict.FAIL.value: "\x1b[31m",
-    Verdict.UNVERIFIED.value: "\x1b[33m",
-    Verdict.SKIPPED.value: "\x1b[2m",
-}
-_RESET = "\x1b[0m"
-
-
-def elide(text: str, width: int, *, keep: str = "middle") -> str:
-    """Shorten *text* to at most *width* characters with ``...``.
-
-    ``keep="middle"`` drops the middle (class names: both ends identify),
-    ``"end"`` drops the start (dotted paths: the class name is at the end),
-    ``"start"`` drops the end (messages: they are read from the left).
-    """
-    if len(text) <= width:
-        return text
-    if width <= len(_ELLIPSIS):
-        return text[:width]
-    room = width - len(_ELLIPSIS)
-    if keep == "end":
-        return _ELLIPSIS + text[-room:]
-    if keep == "start":
-        return text[:room] + _ELLIPSIS
-    # The tail gets the larger half: "...DraftWorker" suffixes tell classes apart.
-    head = room // 2
-    return text[:head] + _ELLIPSIS + text[len(text) - (room - head) :]
-
-
-def short_names(targets: Iterable[str]) -> dict[str, str]:
-    """Map each dotted class path to the shortest dotted suffix that is unique
-    among *targets*: usually the class name, and ``module.Class`` only when two
-    modules define a class of the same name."""
-    unique = sorted(set(targets))
-    parts = {t: t.split(".") for t in unique}
-    depth = {t: 1 for t in unique}
-    while True:
-        shown: dict[str, list[str]] = {}
-        for t in unique:
-            shown.setdefault(".".join(parts[t][-depth[t] :]), []).append(t)
-        clashes = [ts for ts in shown.values() if len(ts) > 1]
-        if not clashes:
-            return {t: ".".join(parts[t][-depth[t] :]) for t in unique}
-        grew = False
-        for ts in clashes:
-            for t in ts:
-                if depth[t] < len(parts[t]):
-                    depth[t] += 1
-                    grew = True
-        if not grew:  # identical paths cannot clash after set(); defensive stop
-            return {t: ".".join(parts[t][-depth[t] :]) for t in unique}
-
-
-def total_seconds(timings: Mapping[str, float]) -> float | None:
-    """The run's wall time: ``timings["total"]`` when the gate recorded it,
-    else the longest single timing (checkers run in parallel, so a sum would
-    overstate it); ``None`` when there are no timings."""
-    if "total" in timings:
-        return timings["total"]
-    return max(timings.values()) if timings else None
-
-
-def summary_line(report: GateReport, *, include_timings: bool = True) -> str:
-    """``"12 checked: 11 pass, 1 fail, 0 unverified"``, plus the baselined
-    problem count when there are any and ``" in 3.2s"`` with timings.
-
-    Shared by the text, GitHub and markdown formats.
-    """
-    counts = summary_counts(report)
-    line = (
-        f"{counts['total']} checked: {counts['pass']} pass, {counts['fail']} fail, "
-        f"{counts['unverified']} unverified"
-    )
-    if counts["baselined"]:
-        line += f" ({counts['baselined']} baselined problem{'s' if counts['baselined'] != 1 else ''})"
-    seconds = total_seconds(report.timings) if include_timings else None
-    if seconds is not None:
-        line += f" in {seconds:.1f}s"
-    return line
-
-
-def _cell(value: str, width: int, color: bool) -> str:
-    padded = value.ljust(width)
-    if color and value in _COLORS:
-        # Pad first, then colour: escape codes have no width on screen.
-        return _COLORS[value] + value + _RESET + padded[len(value) :]
-    return padded
 
 
 # Which checker's problem the one-line summary shows first: the runtime
@@ -150,14 +55,13 @@ def render_text(
     report: GateReport,
     *,
     include_timings: bool = True,
-    color: bool = False,
     width: int = WIDTH,
 ) -> str:
     """Render *report* as the text table (see the module docstring).
 
     Every line is at most *width* characters (the class column is elided to
-    fit; the full path is printed under each failing row). *color* adds ANSI
-    colours to the verdicts; it is off by default.
+    fit; the full path is printed under each failing row). No colours: CI logs
+    and pipes would show escape codes as garbage.
     """
     results = sorted_results(report)
     checkers = ordered_checkers(
@@ -176,11 +80,8 @@ def render_text(
     fixed = protocol_w + sum(checker_ws) + verdict_w + len(_SEP) * (len(checkers) + 2)
     class_w = max(_MIN_CLASS_WIDTH, min(width - fixed, col_width("Class", names.values())))
 
-    def row(cells: list[tuple[str, int]], *, colored: bool = False) -> str:
-        line = _SEP.join(
-            _cell(value, w, colored and i >= 2) for i, (value, w) in enumerate(cells)
-        )
-        return line.rstrip()
+    def row(cells: list[tuple[str, int]]) -> str:
+        return _SEP.join(value.ljust(w) for value, w in cells).rstrip()
 
     widths = [class_w, protocol_w, *checker_ws, verdict_w]
     lines = [
@@ -195,7 +96,7 @@ def render_text(
             *(result.checkers[c].value if c in result.checkers else "-" for c in checkers),
             result.verdict.value,
         ]
-        lines.append(row(list(zip(values, widths, strict=True)), colored=color))
+        lines.append(row(list(zip(values, widths, strict=True))))
         if result.verdict is not Verdict.PASS:
             lines.append(_INDENT + elide(result.check.target, width - len(_INDENT), keep="end"))
             problem = _problem_line(result, width)
