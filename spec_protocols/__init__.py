@@ -36,15 +36,15 @@ if TYPE_CHECKING:
         build_draft_tp_worker,
         validate_draft_worker_cls,
     )
-    from spec_protocols._verify import ConformanceResult, Problem, verify_conformance
+    from spec_protocols._verify import ConformanceProblem, ConformanceResult, verify_conformance
 
 __all__ = [
     "CALL_SITES",
     "DRAFT_WORKER_CTOR_KEYWORDS",
+    "ConformanceProblem",
     "ConformanceResult",
     "DraftWorker",
     "DraftWorkerFactory",
-    "Problem",
     "SpecWorker",
     "SpecWorkerBase",
     "SpecWorkerFactory",
@@ -59,7 +59,9 @@ __all__ = [
     "verify_conformance",
 ]
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    #: The installed distribution's version (``spec-protocols``), read from its metadata.
+    __version__: str
 
 # Runtime verification and injection need `inspect` (about half of this
 # package's import time), and neither is used on sglang's import path: they are
@@ -70,14 +72,25 @@ _LAZY = {
     "TypedDraftWorkerBundle": "spec_protocols._injection",
     "build_draft_tp_worker": "spec_protocols._injection",
     "validate_draft_worker_cls": "spec_protocols._injection",
+    "ConformanceProblem": "spec_protocols._verify",
     "ConformanceResult": "spec_protocols._verify",
-    "Problem": "spec_protocols._verify",
     "verify_conformance": "spec_protocols._verify",
 }
 
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> object:
+        if name == "__version__":
+            # From the package metadata, one source of truth (pyproject.toml);
+            # read on first use, since importlib.metadata costs milliseconds.
+            from importlib import metadata
+
+            try:
+                version = metadata.version("spec-protocols")
+            except metadata.PackageNotFoundError:  # run from a source tree, not installed
+                version = "0+unknown"
+            globals()["__version__"] = version
+            return version
         module = _LAZY.get(name)
         if module is None:
             raise AttributeError(f"module 'spec_protocols' has no attribute {name!r}")

@@ -10,6 +10,8 @@ reading its namespace runs no foreign code.
 
 from __future__ import annotations
 
+from typing import cast
+
 from typing_extensions import get_protocol_members
 
 __all__ = ["protocol_members"]
@@ -27,8 +29,11 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
     ordered: list[str] = []
     for klass in reversed(protocol.__mro__):
         namespace = vars(klass)
-        annotations = namespace.get("__annotations__", {})
-        for name in [*namespace, *(annotations if isinstance(annotations, dict) else ())]:
+        annotations: object = namespace.get("__annotations__", {})
+        names: list[str] = list(namespace)
+        if isinstance(annotations, dict):
+            names += [str(name) for name in cast("dict[object, object]", annotations)]
+        for name in names:
             if name in members and name not in ordered:
                 ordered.append(name)
     # Members that no namespace lists (none today) still come, in a fixed order.

@@ -52,7 +52,7 @@ from typing_extensions import is_protocol
 
 from spec_protocols._members import protocol_members
 
-__all__ = ["ConformanceResult", "Problem", "ProblemKind", "abstract_members", "verify_conformance"]
+__all__ = ["ConformanceResult", "ConformanceProblem", "ProblemKind", "abstract_members", "verify_conformance"]
 
 #: What went wrong with one member:
 #:
@@ -72,7 +72,7 @@ ProblemKind = Literal["missing", "kind", "signature", "async", "generator", "unv
 
 
 @dataclass(frozen=True)
-class Problem:
+class ConformanceProblem:
     """One way in which a class fails a protocol, as reported by :func:`verify_conformance`."""
 
     member: str
@@ -94,7 +94,7 @@ class ConformanceResult:
     """Dotted qualified name of the class (or callable) that was checked."""
     protocol: str
     """Name of the protocol it was checked against."""
-    problems: tuple[Problem, ...]
+    problems: tuple[ConformanceProblem, ...]
     """Every problem, in protocol definition order; empty when it conforms."""
 
     @property
@@ -399,17 +399,17 @@ _FUNCTION_WORDS = {
 }
 
 
-def _call_kind_problems(name: str, wanted: _Found, found: _Found, proto_sig: inspect.Signature) -> Iterator[Problem]:
+def _call_kind_problems(name: str, wanted: _Found, found: _Found, proto_sig: inspect.Signature) -> Iterator[ConformanceProblem]:
     """Sync, async or generator: does calling the implementation do what calling the protocol's method does?"""
     proto_async = _is_async(_code_of(wanted))
     impl_async = _is_async(_code_of(found))
     impl_generator = _generator_kind(_code_of(found))
     if proto_async and not impl_async:
-        yield Problem(
+        yield ConformanceProblem(
             name, "async", f"is {_FUNCTION_WORDS[impl_generator]}, but the protocol method is async (callers await it)"
         )
     elif impl_async and not proto_async:
-        yield Problem(
+        yield ConformanceProblem(
             name, "async", "is async (returns a coroutine), but the protocol method is sync (callers never await it)"
         )
     elif impl_generator is not None and not _return_admits(proto_sig.return_annotation, impl_generator):
@@ -417,7 +417,7 @@ def _call_kind_problems(name: str, wanted: _Found, found: _Found, proto_sig: ins
         # wants the call itself to do the work (forward_batch_generation,
         # alloc_memory_pool...), and a generator's body waits for iteration.
         noun = "an async generator" if impl_generator == "async generator" else "a generator"
-        yield Problem(
+        yield ConformanceProblem(
             name,
             "generator",
             f"is {_FUNCTION_WORDS[impl_generator]}: calling it returns {noun} and runs none of its body, "
@@ -553,7 +553,7 @@ def abstract_members(cls: type) -> tuple[str, ...]:
 
 def _member_problems(
     cls: type, instance: object, name: str, wanted: _Found, target: object
-) -> Iterator[Problem]:
+) -> Iterator[ConformanceProblem]:
     if name == "__call__" and instance is _MISSING:
         # A class against a callable protocol: the class itself is the
         # callable, and calling it runs its constructor.
@@ -575,7 +575,7 @@ def _member_problems(
             # A class is checked through its namespaces: an attribute that only
             # __init__ assigns cannot be seen there (mypy and pyright do see it).
             message += f"; if __init__ sets it, declare it on the class too (e.g. '{name}: <type>')"
-        yield Problem(name, "missing", message)
+        yield ConformanceProblem(name, "missing", message)
         return
 
     if wanted.shape == "method":
@@ -584,18 +584,18 @@ def _member_problems(
             # partial): called as it is, nothing bound.
             found = _Found("method", found.func, bound=False)
         if found.shape != "method":
-            yield Problem(name, "kind", f"is {_SHAPE_WORDS[found.shape]}, but the protocol has a method")
+            yield ConformanceProblem(name, "kind", f"is {_SHAPE_WORDS[found.shape]}, but the protocol has a method")
             return
         yield from _callable_problems(name, wanted, found)
         return
 
     if found.shape == "method":
-        yield Problem(
+        yield ConformanceProblem(
             name, "kind", f"is a method, but the protocol has {_SHAPE_WORDS[wanted.shape]} (read without calling it)"
         )
     elif wanted.shape in ("attribute", "property") and found.shape == "readonly-property":
         # Callers may assign it; a property without a setter raises on that.
-        yield Problem(name, "kind", f"is a read-only property, but the protocol has {_SHAPE_WORDS[wanted.shape]} that callers may set")
+        yield ConformanceProblem(name, "kind", f"is a read-only property, but the protocol has {_SHAPE_WORDS[wanted.shape]} that callers may set")
 
 
 _PLAIN_CALLABLES = (
@@ -613,24 +613,24 @@ def _exception_words(exc: BaseException) -> str:
     return _ADDRESS.sub("", f"{type(exc).__name__}: {exc}")
 
 
-def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[Problem]:
+def _callable_problems(name: str, wanted: _Found, found: _Found) -> Iterator[ConformanceProblem]:
     if found.unreadable is not None:
-        yield Problem(name, "unverifiable", found.unreadable)
+        yield ConformanceProblem(name, "unverifiable", found.unreadable)
         return
     proto_sig = _protocol_signature(wanted)
     yield from _call_kind_problems(name, wanted, found, proto_sig)
     try:
         impl_sig = _signature(found.func, bound=found.bound)
     except _NoSelfError:
-        yield Problem(
+        yield ConformanceProblem(
             name, "signature", "has no parameter for self: a call on an instance passes one it cannot take"
         )
         return
     except Exception as exc:  # C callables, odd __signature__: report, never crash
-        yield Problem(name, "unverifiable", f"signature cannot be read ({_exception_words(exc)})")
+        yield ConformanceProblem(name, "unverifiable", f"signature cannot be read ({_exception_words(exc)})")
         return
     for message in _signature_problems(proto_sig, impl_sig):
-        yield Problem(name, "signature", message)
+        yield ConformanceProblem(name, "signature", message)
 
 
 def verify_conformance(obj_or_cls: object, protocol: type | Any) -> ConformanceResult:
@@ -661,12 +661,12 @@ def verify_conformance(obj_or_cls: object, protocol: type | Any) -> ConformanceR
     else:
         cls = type(obj_or_cls)
         instance = obj_or_cls
-    problems: list[Problem] = []
+    problems: list[ConformanceProblem] = []
     for name, wanted in _protocol_members(proto_cls):
         try:
             problems.extend(_member_problems(cls, instance, name, wanted, obj_or_cls))
         except Exception as exc:  # a shape nobody anticipated: report it, never crash
-            problems.append(Problem(name, "unverifiable", f"could not be inspected ({_exception_words(exc)})"))
+            problems.append(ConformanceProblem(name, "unverifiable", f"could not be inspected ({_exception_words(exc)})"))
     return ConformanceResult(
         target=describe_target(obj_or_cls),
         protocol=_describe_protocol(proto_cls),

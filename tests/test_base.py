@@ -7,27 +7,7 @@ from typing import Any
 import pytest
 
 from spec_protocols import SpecWorker, SpecWorkerBase, WorkerNotInitializedError
-
-
-class Recorder:
-    """A draft worker that records every call made on it."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.graph_memory_usage = {"decode": 1.5}
-        self.graph_time_usage = {"decode": 0.25}
-        self.weight_load_time = 3.0
-        self.preloaded_weights_bytes = 42
-        self.draft_runners = ["runner-a", "runner-b"]
-
-    def alloc_memory_pool(self, **kwargs: Any) -> None:
-        self.calls.append(("alloc_memory_pool", kwargs))
-
-    def init_attention_backends(self) -> None:
-        self.calls.append(("init_attention_backends", {}))
-
-    def init_cuda_graphs(self) -> None:
-        self.calls.append(("init_cuda_graphs", {}))
+from stand_ins import RecordingDraft as Recorder
 
 
 class Worker(SpecWorkerBase):
@@ -67,10 +47,10 @@ def test_lifecycle_delegates_to_the_draft_worker() -> None:
     worker.init_cuda_graphs()
     worker.clear_cache_pool()
     assert draft.calls == [
-        ("alloc_memory_pool", {"memory_pool_config": "cfg", "req_to_token_pool": "r2t",
-                               "token_to_kv_pool_allocator": "alloc"}),
-        ("init_attention_backends", {}),
-        ("init_cuda_graphs", {}),
+        ("alloc_memory_pool", (), {"memory_pool_config": "cfg", "req_to_token_pool": "r2t",
+                                   "token_to_kv_pool_allocator": "alloc"}),
+        ("init_attention_backends", (), {}),
+        ("init_cuda_graphs", (), {}),
     ]
     assert worker.req_to_token_pool == "r2t"
     assert worker.token_to_kv_pool_allocator == "alloc"

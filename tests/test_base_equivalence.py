@@ -14,28 +14,10 @@ from typing import Any
 import pytest
 
 from spec_protocols import SpecWorkerBase
+from stand_ins import RecordingDraft
 from tests._sglang import sglang_class
 
 pytestmark = pytest.mark.sglang_runtime
-
-
-class RecordingDraft:
-    """Records every lifecycle call, with its arguments exactly as passed."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
-
-    def alloc_memory_pool(self, *args: Any, **kwargs: Any) -> None:
-        self.calls.append(("alloc_memory_pool", args, kwargs))
-
-    def init_attention_backends(self, *args: Any, **kwargs: Any) -> None:
-        self.calls.append(("init_attention_backends", args, kwargs))
-
-    def init_cuda_graphs(self, *args: Any, **kwargs: Any) -> None:
-        self.calls.append(("init_cuda_graphs", args, kwargs))
-
-    def clear_cache_pool(self, *args: Any, **kwargs: Any) -> None:
-        self.calls.append(("clear_cache_pool", args, kwargs))
 
 
 class OursWorker(SpecWorkerBase):

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from spec_protocols import DraftWorker, DraftWorkerFactory, SpecWorker, validate_draft_worker_cls, verify_conformance
+from spec_protocols.gate import run_gate
 from tests._sglang import import_sglang
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sglang_plugin_example"
@@ -116,18 +117,10 @@ def test_worker_injects_its_draft_class_and_runs_the_target(on_path: None, monke
     assert forwarded == ["batch"]
 
 
-def _run_gate() -> Any:
-    # Imported here, not skipped when it fails: an ImportError of this
-    # project's own module is a failure (tests/test_suite_hygiene.py).
-    from spec_protocols.gate._pipeline import run_gate
-
-    return run_gate
-
-
 @pytest.mark.checkers
 @pytest.mark.slow
 def test_the_gate_passes_the_example() -> None:
-    report = _run_gate()([str(PACKAGE)])
+    report = run_gate([str(PACKAGE)])
     checked = sorted((r.check.target, r.check.protocol) for r in report.results)
     assert checked == [
         ("spec_example_plugin.draft.ExampleDraftWorker", "DraftWorker"),

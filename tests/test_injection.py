@@ -18,49 +18,10 @@ from spec_protocols import (
     build_draft_tp_worker,
     validate_draft_worker_cls,
 )
+from stand_ins import StandInDraft as GoodDraft  # takes what build_draft_tp_worker passes
 from tests._sglang import import_sglang, sglang_class
 
 SGLANG_MODULE = "sglang.srt.speculative.draft_worker_common"
-
-
-class GoodDraft:
-    """A draft worker whose constructor takes what build_draft_tp_worker passes."""
-
-    def __init__(
-        self,
-        server_args: Any,
-        gpu_id: int,
-        nccl_port: int,
-        is_draft_worker: bool = False,
-        random_seed: int | None = None,
-        load_group: Any = None,
-        context_length: int | None = None,
-        draft_attention_backend: str | None = None,
-    ) -> None:
-        self.args = (server_args, gpu_id, nccl_port, is_draft_worker, random_seed, load_group)
-
-    def alloc_memory_pool(self, memory_pool_config: Any = None, req_to_token_pool: Any = None,
-                          token_to_kv_pool_allocator: Any = None) -> None: ...
-
-    def init_attention_backends(self) -> None: ...
-
-    def init_cuda_graphs(self, capture_decode_cuda_graph: bool = True) -> None: ...
-
-    @property
-    def graph_memory_usage(self) -> dict[str, float]:
-        return {}
-
-    @property
-    def graph_time_usage(self) -> dict[str, float]:
-        return {}
-
-    @property
-    def weight_load_time(self) -> float:
-        return 0.0
-
-    @property
-    def preloaded_weights_bytes(self) -> int:
-        return 0
 
 
 def rejection(cls: Any) -> str:

@@ -12,6 +12,7 @@ import pytest
 import typing_extensions
 
 from spec_protocols import DraftWorker, SpecWorker, SpecWorkerBase
+from stand_ins import StandInDraft
 from spec_protocols._isinstance_cache import _CACHES, MAX_ENTRIES, clear_isinstance_cache
 
 
@@ -28,16 +29,10 @@ class _Worker(SpecWorkerBase):
 
 
 def _draft_class() -> type:
-    class Draft:
-        def alloc_memory_pool(self, **kwargs: Any) -> None: ...
-        def init_attention_backends(self) -> None: ...
-        def init_cuda_graphs(self) -> None: ...
-        graph_memory_usage: dict[str, float] = {}
-        graph_time_usage: dict[str, float] = {}
-        weight_load_time = 0.0
-        preloaded_weights_bytes = 0
-
-    return Draft
+    """A new conforming draft class on every call (the cache is per class),
+    with every member in its own namespace (the tests delete some)."""
+    namespace = {k: v for k, v in vars(StandInDraft).items() if k not in ("__dict__", "__weakref__")}
+    return type("Draft", (), namespace)
 
 
 def test_hit_is_cached_per_class() -> None:

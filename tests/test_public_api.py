@@ -71,3 +71,35 @@ def test_isinstance_accepts_a_real_implementation() -> None:
         def forward_batch_generation(self, batch: Any, /, *, on_publish: Any = None) -> Any: ...
 
     assert isinstance(Worker(target_worker=object()), SpecWorker)
+
+
+def test_version_comes_from_the_package_metadata() -> None:
+    from importlib import metadata
+
+    assert spec_protocols.__version__ == metadata.version("spec-protocols")
+    # One source of truth: pyproject.toml. No version literal in the package.
+    source = inspect.getsource(spec_protocols)
+    assert metadata.version("spec-protocols") not in source
+
+
+def test_the_gate_package_is_the_public_surface_of_the_gate() -> None:
+    """spec_protocols.gate exports the pipeline API and the model; every other
+    gate module is private by name (a leading underscore)."""
+    import pkgutil
+
+    import spec_protocols.gate as gate
+
+    public = [m.name for m in pkgutil.walk_packages(gate.__path__, "spec_protocols.gate.") if not m.name.split(".")[-1].startswith("_")]
+    assert public == []
+    for name in gate.__all__:
+        assert getattr(gate, name) is not None
+    assert {"run_gate", "GateReport", "GateError", "Result", "Check", "Verdict", "Problem"} <= set(gate.__all__)
+
+
+def test_one_name_one_concept() -> None:
+    """The library's conformance problem and the gate's finding are different
+    things, with different names."""
+    import spec_protocols.gate as gate
+
+    assert spec_protocols.ConformanceProblem is not gate.Problem
+    assert "Problem" not in spec_protocols.__all__

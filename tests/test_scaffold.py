@@ -21,6 +21,7 @@ from typing_extensions import get_protocol_members
 from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, verify_conformance
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._scaffold import class_name_for, module_name_for, write_skeleton
+from spec_protocols.gate import run_gate
 
 from tests._sglang import import_sglang
 
@@ -201,19 +202,10 @@ def test_skeletons_pass_mypy_strict_and_pyright_strict(tmp_path: Path) -> None:
     assert "0 errors" in pyright.stdout
 
 
-def _run_gate() -> Any:
-    # Imported here, not skipped when it fails: an ImportError of this
-    # project's own module is a failure (tests/test_suite_hygiene.py).
-    from spec_protocols.gate._pipeline import run_gate
-
-    return run_gate
-
-
 @pytest.mark.checkers
 @pytest.mark.slow
 @pytest.mark.parametrize(("kind", "name", "protocol"), [("worker", "MyWorker", "SpecWorker"), ("draft", "MyDraft", "DraftWorker")])
 def test_skeleton_passes_the_gate_as_generated(kind: Any, name: str, protocol: str, tmp_path: Path) -> None:
-    run_gate = _run_gate()
     path = write_skeleton(kind, name, tmp_path)
     report = run_gate([str(path)])
     checked = {(r.check.target.rsplit(".", 1)[-1], r.check.protocol): r for r in report.results}

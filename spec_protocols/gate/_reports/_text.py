@@ -16,7 +16,7 @@ number of further problems; ``--format json`` lists them all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from spec_protocols.gate._model import GateReport, Result, Verdict
 from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results
