@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols import pytest_plugin
+from spec_protocols import _pytest_plugin as pytest_plugin
 from spec_protocols.gate._model import CHECKER_NAMES
 
 pytest_plugins = ["pytester"]
@@ -85,7 +85,7 @@ def test_plugin_checker_names_match_the_gate() -> None:
 
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     code = (
-        "import sys, spec_protocols.pytest_plugin; "
+        "import sys, spec_protocols._pytest_plugin, spec_protocols.pytest_plugin; "
         "print(sorted(m for m in ('sglang', 'torch', 'mypy', 'spec_protocols.gate._pipeline') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

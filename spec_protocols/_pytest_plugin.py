@@ -1,0 +1,235 @@
+"""The ``spec_protocols`` pytest plugin (entry point ``pytest11``, loaded automatically).
+
+Two things for worker authors and CI owners:
+
+* :func:`assert_conforms` (also a fixture of the same name): assert that a
+  class or an object conforms to a protocol, with a failure message that lists
+  *every* problem :func:`spec_protocols.verify_conformance` found, not just the
+  first::
+
+      def test_my_worker(assert_conforms):
+          assert_conforms(MyWorker, "SpecWorker")
+
+* ``--spec-protocols-gate TARGET`` (repeatable) runs the gate
+  (:func:`spec_protocols.gate._pipeline.run_gate`) once per session, during
+  collection, and adds one test item per (class, protocol) result. An item
+  fails with the problems the checkers reported; ``-k``, ``--junitxml`` and
+  the rest of pytest apply to them like to any test. ``--spec-protocols-checker
+  NAME`` (repeatable) picks the checkers (default: all three), and
+  ``--spec-protocols-baseline FILE`` accepts known problems. As on the
+  command line, a baseline entry that accepted nothing although its checker
+  looked fails: it becomes one failing item,
+  ``spec-protocols-gate::unused-baseline-entry[...]``, whose message is the
+  line ``spec-protocols check`` prints; ``--spec-protocols-ignore-unused-baseline``
+  (the CLI's ``--ignore-unused-baseline``) drops those items.
+
+Loading the plugin imports neither spec_protocols' checkers nor sglang nor
+torch: pytest loads every ``pytest11`` plugin in every session of the
+environment, so everything heavy is imported only when used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._model import Result
+
+__all__ = ["GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
+
+# The gate's checker names (spec_protocols.gate._model.CHECKER_NAMES), repeated
+# here so that parsing options imports nothing; tests/test_pytest_plugin.py
+# checks that the two agree.
+_CHECKERS = ("runtime", "mypy", "pyright")
+
+# nodeid prefix of the gate's items: a stable handle for -k and --deselect.
+_NODE_PREFIX = "spec-protocols-gate"
+
+
+def _resolve_protocol(protocol: object) -> object:
+    """A protocol class, or its name in ``spec_protocols`` (``"SpecWorker"``)."""
+    if not isinstance(protocol, str):
+        return protocol
+    import spec_protocols
+
+    names = ("SpecWorker", "DraftWorker", "DraftWorkerFactory", "SupportsGrammarOverlap", "SupportsPipelineProxy")
+    if protocol not in names:
+        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(names)}")
+    return getattr(spec_protocols, protocol)
+
+
+def assert_conforms(cls_or_obj: object, protocol: object) -> None:
+    """Assert that ``cls_or_obj`` (a class or an instance) conforms to ``protocol``.
+
+    ``protocol`` is a protocol class or the name of one of spec_protocols'
+    protocols. On failure the ``AssertionError`` lists every problem, one per
+    line (member, kind, message), as :meth:`ConformanceResult.format` writes
+    them. Available as a fixture of the same name in every test.
+    """
+    __tracebackhide__ = True
+    from spec_protocols import verify_conformance
+
+    result = verify_conformance(cls_or_obj, _resolve_protocol(protocol))
+    if not result.ok:
+        raise AssertionError(result.format())
+
+
+@pytest.fixture(name="assert_conforms")
+def assert_conforms_fixture() -> Any:
+    """The :func:`assert_conforms` helper, as a fixture (no import needed in the test module)."""
+    return assert_conforms
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("spec_protocols", "spec-protocols conformance gate")
+    group.addoption(
+        "--spec-protocols-gate",
+        action="append",
+        default=[],
+        metavar="TARGET",
+        help="run the spec-protocols gate over TARGET (a path, a package or module:Class; "
+        "repeatable) and add one test item per (class, protocol)",
+    )
+    group.addoption(
+        "--spec-protocols-checker",
+        action="append",
+        default=[],
+        metavar="NAME",
+        choices=_CHECKERS,
+        help=f"checker for --spec-protocols-gate ({', '.join(_CHECKERS)}; repeatable; default: all)",
+    )
+    group.addoption(
+        "--spec-protocols-baseline",
+        default=None,
+        metavar="FILE",
+        help="baseline file of accepted problems for --spec-protocols-gate "
+        "(an entry that accepts nothing is a failing item)",
+    )
+    group.addoption(
+        "--spec-protocols-ignore-unused-baseline",
+        action="store_true",
+        default=False,
+        help="no failing item for baseline entries that accept nothing",
+    )
+
+
+class SpecProtocolsGateFailure(Exception):
+    """Raised by a :class:`GateItem` whose class failed (or could not be verified)."""
+
+
+class GateItem(pytest.Item):
+    """One (class, protocol) result of the gate, as a test item.
+
+    Created by :func:`pytest_collection_modifyitems` from a single
+    ``run_gate`` call per session; running it only reports that result.
+    """
+
+    def __init__(self, *, result: Result | None, error: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]  # pytest's Node.__init__ leaves **kw untyped
+        self.result = result
+        self.error = error
+
+    def runtest(self) -> None:
+        if self.error is not None:
+            raise SpecProtocolsGateFailure(self.error)
+        assert self.result is not None
+        from spec_protocols.gate._model import Verdict
+
+        if self.result.verdict is not Verdict.PASS:
+            raise SpecProtocolsGateFailure(_describe(self.result))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, SpecProtocolsGateFailure):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo, style))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        if self.result is None:
+            return self.path, None, "spec-protocols gate"
+        check = self.result.check
+        return self.path, None, f"{check.target} conforms to {check.protocol}"
+
+
+def _describe(result: Result) -> str:
+    check = result.check
+    checkers = ", ".join(f"{name}: {verdict.value}" for name, verdict in result.checkers.items())
+    lines = [f"{check.target} vs {check.protocol}: {result.verdict.value} ({checkers})"]
+    for problem in result.problems:
+        where = f" ({problem.file}:{problem.line})" if problem.file and problem.line else ""
+        member = f"{problem.member}: " if problem.member else ""
+        lines.append(f"  - [{problem.checker}] {member}{problem.message}{where}")
+    return "\n".join(lines)
+
+
+def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, Result | None, str | None]]:
+    """``(name, result, error)`` per item; one ``error`` item when the gate cannot run.
+
+    With a baseline, each unused entry (:func:`spec_protocols.gate._baseline.unused_entries`)
+    adds a failing item, unless ``--spec-protocols-ignore-unused-baseline``:
+    the same decision as ``spec-protocols check --baseline``, made with the
+    same helpers, so that the two cannot drift apart. The baseline is loaded
+    here before the gate runs, so that an invalid one is reported at once.
+    """
+    checkers: list[str] = config.getoption("spec_protocols_checker") or list(_CHECKERS)
+    baseline_opt: str | None = config.getoption("spec_protocols_baseline")
+    ignore_unused: bool = bool(config.getoption("spec_protocols_ignore_unused_baseline"))
+    try:
+        from spec_protocols.gate._pipeline import run_gate
+        from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
+        from spec_protocols.gate._model import GateError
+    except ImportError as exc:
+        return [("error", None, f"the spec-protocols gate is not available: {exc}")]
+    try:
+        baseline = load_baseline(baseline_opt) if baseline_opt else None
+        report = run_gate(
+            list(targets),
+            checkers=tuple(dict.fromkeys(checkers)),
+            baseline=Path(baseline_opt) if baseline_opt else None,
+        )
+    except GateError as exc:
+        return [("error", None, f"spec-protocols gate: {exc}")]
+    items: list[tuple[str, Result | None, str | None]] = [
+        (f"{r.check.target}[{r.check.protocol}]", r, None) for r in report.results
+    ]
+    if baseline is not None and not ignore_unused:
+        names: set[str] = set()
+        for entry in unused_entries(report, baseline):
+            member = entry.member if entry.member is not None else "<class>"
+            name = f"unused-baseline-entry[{entry.target}[{entry.protocol}].{member}.{entry.checker}]"
+            # Whole-class entries differ only by message: number the repeats
+            # so that every item has its own node id.
+            base, n = name, 1
+            while name in names:
+                n += 1
+                name = f"{base}#{n}"
+            names.add(name)
+            items.append(
+                (
+                    name,
+                    None,
+                    f"spec-protocols: {unused_entry_line(entry)}\n"
+                    f"  (in {baseline_opt}: delete the entry, or pass --spec-protocols-ignore-unused-baseline)",
+                )
+            )
+    return items
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    targets: list[str] = config.getoption("spec_protocols_gate") or []
+    if not targets:
+        return
+    for name, result, error in _run_gate(config, targets):
+        items.append(
+            GateItem.from_parent(  # pyright: ignore[reportUnknownMemberType]  # pytest's from_parent leaves **kw untyped
+                session,
+                name=name,
+                nodeid=f"{_NODE_PREFIX}::{name}",
+                result=result,
+                error=error,
+            )
+        )
