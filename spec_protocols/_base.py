@@ -275,5 +275,10 @@ class SpecWorkerBase(abc.ABC):
             "override weight_update_runners"
         )
 
+    def on_verify_complete_cpu(self, num_correct_drafts_per_req: list[int], batch_size: int = 0) -> None:
+        """No-op hook (as ``BaseSpecWorker``): called on every speculative decode
+        batch once the accept counts are on the CPU. Override it to feed an
+        adaptive controller without a GPU sync in the step."""
+
     def note_request_finished(self, *, rid: str, natural_stop: bool) -> None:
         """No-op hook (as ``BaseSpecWorker``)."""

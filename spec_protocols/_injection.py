@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast, overload
 
 from typing_extensions import Protocol
 
-from spec_protocols._protocols import DraftWorker, DraftWorkerFactory
+from spec_protocols._protocols import DraftWorkerFactory, InjectableDraftWorker
 from spec_protocols._sglang_types import LoadGroup, ModelConfig, ModelRunner, ServerArgs, TpModelWorker
-from spec_protocols._verify import abstract_members, describe_target, verify_conformance
+from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_conformance
 
 __all__ = [
     "DRAFT_WORKER_CTOR_KEYWORDS",
@@ -56,7 +57,7 @@ DRAFT_WORKER_CTOR_KEYWORDS: Final[tuple[str, ...]] = (
 _SGLANG_MODULE: Final = "sglang.srt.speculative.draft_worker_common"
 
 _W_co = TypeVar("_W_co", covariant=True)
-_W = TypeVar("_W", bound=DraftWorker)
+_W = TypeVar("_W", bound=InjectableDraftWorker)
 _C = TypeVar("_C")
 
 
@@ -114,12 +115,17 @@ class DraftClassProblem:
     message: str
 
 
-def draft_worker_cls_problems(cls: object) -> tuple[list[DraftClassProblem], list[str]]:
+def draft_worker_cls_problems(
+    cls: object, keywords: Sequence[str] | None = None
+) -> tuple[list[DraftClassProblem], list[str]]:
     """What :func:`validate_draft_worker_cls` would report: ``(problems, notes)``.
 
-    The gate's runtime checker reads these directly rather than parsing the
-    ``TypeError`` text, so each problem keeps the member it is about. The
-    notes (the constructor's signature) explain the constructor problems.
+    ``keywords``: the keywords the constructor must take, when they are not
+    :class:`DraftWorkerFactory`'s (the gate passes those of the sglang release
+    it checks). The gate's runtime checker reads these directly rather than
+    parsing the ``TypeError`` text, so each problem keeps the member it is
+    about. The notes (the constructor's signature) explain the constructor
+    problems.
     """
     problems: list[DraftClassProblem] = []
     notes: list[str] = []
@@ -136,13 +142,17 @@ def draft_worker_cls_problems(cls: object) -> tuple[list[DraftClassProblem], lis
             problems.append(
                 DraftClassProblem("__init__", f"abstract class: it cannot be instantiated; implement {', '.join(abstract)}")
             )
-        ctor = verify_conformance(klass, DraftWorkerFactory)
-        problems.extend(DraftClassProblem("__init__", f"constructor: {problem.message}") for problem in ctor.problems)
-        if ctor.problems:
+        ctor = (
+            verify_conformance(klass, DraftWorkerFactory).problems
+            if keywords is None
+            else verify_call(klass, keywords, member="__init__")
+        )
+        problems.extend(DraftClassProblem("__init__", f"constructor: {problem.message}") for problem in ctor)
+        if ctor:
             notes.append(f"the constructor is {describe_target(klass)}{_signature_words(klass)}")
-        instances = verify_conformance(klass, DraftWorker)
+        instances = verify_conformance(klass, InjectableDraftWorker)
         problems.extend(
-            DraftClassProblem(problem.member, f"instances would not satisfy DraftWorker: {problem}")
+            DraftClassProblem(problem.member, f"instances would not satisfy InjectableDraftWorker: {problem}")
             for problem in instances.problems
         )
     return problems, notes
@@ -159,8 +169,10 @@ def validate_draft_worker_cls(cls: _C) -> _C:
     * its constructor cannot accept one of :data:`DRAFT_WORKER_CTOR_KEYWORDS`
       (each such keyword is named), or has a required parameter the call
       would leave unfilled (each is named);
-    * its instances would not satisfy :class:`~spec_protocols.DraftWorker`,
-      which ``BaseSpecWorker`` relies on (each member problem is listed).
+    * its instances would not satisfy :class:`~spec_protocols.InjectableDraftWorker`:
+      the :class:`~spec_protocols.DraftWorker` members ``BaseSpecWorker``
+      relies on, and the ``model_runner`` ``build_draft_tp_worker`` reads
+      (each member problem is listed).
 
     :func:`spec_protocols.build_draft_tp_worker` calls it; plugin authors can
     call it at import time to fail early.

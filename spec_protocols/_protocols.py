@@ -27,6 +27,7 @@ from typing import Final, TypeVar
 
 from typing_extensions import Protocol, runtime_checkable
 
+from spec_protocols._releases import SGLANG_0_5_19, SGLANG_0_5_20, SGLANG_0_5_21, SGLANG_0_5_22
 from spec_protocols._sglang_types import (
     BaseTokenToKVPoolAllocator,
     DraftParallelLayout,
@@ -47,6 +48,7 @@ __all__ = [
     "CALL_SITES",
     "DraftWorker",
     "DraftWorkerFactory",
+    "InjectableDraftWorker",
     "SpecWorker",
     "SpecWorkerFactory",
     "SupportsGrammarOverlap",
@@ -149,19 +151,38 @@ class DraftWorker(Protocol):
         ...
 
 
-_W_co = TypeVar("_W_co", bound=DraftWorker, covariant=True)
+@runtime_checkable
+class InjectableDraftWorker(DraftWorker, Protocol):
+    """A draft worker that ``build_draft_tp_worker`` can build: a
+    :class:`DraftWorker` whose ``model_runner`` it reads.
+
+    Right after construction, ``build_draft_tp_worker`` reads
+    ``draft_worker.model_runner`` (and stores it as ``draft_worker.draft_runner``,
+    an attribute it sets itself) in every supported release
+    (speculative/draft_worker_common.py). ``TpModelWorker`` has it.
+    """
+
+    @property
+    def model_runner(self) -> ModelRunner:
+        """The draft model's runner. Read by ``build_draft_tp_worker`` on what it built."""
+        ...
+
+
+_W_co = TypeVar("_W_co", bound=InjectableDraftWorker, covariant=True)
 
 
 class DraftWorkerFactory(Protocol[_W_co]):
     """A class (or any callable) that ``build_draft_tp_worker`` can construct.
 
     ``sglang.srt.speculative.draft_worker_common.build_draft_tp_worker`` calls
-    ``draft_worker_cls(...)`` with exactly these keywords
-    (draft_worker_common.py:92). sglang types the parameter
-    ``type[TpModelWorker]``, which accepts any subclass whatever its
-    ``__init__`` takes; this protocol makes checkers compare the constructor
-    itself. The type parameter is what the call builds, so a custom class's
-    type reaches the caller of :func:`spec_protocols.build_draft_tp_worker`.
+    ``draft_worker_cls(...)`` with exactly these keywords (sglang 0.5.22 and
+    0.5.23; 0.5.21 passes no ``load_group``, 0.5.19 and 0.5.20 pass ``ps`` and
+    neither ``random_seed`` nor ``load_group``: the gate checks each release's
+    own keywords). sglang types the parameter ``type[TpModelWorker]``, which
+    accepts any subclass whatever its ``__init__`` takes; this protocol makes
+    checkers compare the constructor itself. The type parameter is what the
+    call builds, an :class:`InjectableDraftWorker`, so a custom class's type
+    reaches the caller of :func:`spec_protocols.build_draft_tp_worker`.
 
     All parameters are keyword-only because the call site passes them by
     keyword. A class may accept more (with defaults), never fewer.
@@ -186,35 +207,22 @@ class SpecWorker(Protocol):
     """A speculative-decoding worker, as sglang's scheduler drives it.
 
     The scheduler builds one with ``SpeculativeAlgorithm.create_worker(...)``
-    and stores it as ``Scheduler.draft_worker`` (scheduler.py:1064); in spec
-    mode it is also ``Scheduler.model_worker`` (scheduler.py:1208). Every
-    member here is read or called there (or in the scheduler components), for
-    every algorithm. Algorithm-specific members (``set_dspark_forced_budget_frac``,
-    ``dump_info_records``, ``get_confidence_budget_prepare``) are not part of
-    it: the scheduler guards them by algorithm.
+    (:class:`SpecWorkerFactory`) and stores it as ``Scheduler.draft_worker``; in
+    speculative mode it is also ``Scheduler.model_worker``. Every member here is
+    read or called there, or in the scheduler's components, for every
+    algorithm, in the releases its branch names: the members come from each
+    release's own call sites (``spec-protocols contract`` extracts them; call
+    sites below are sglang 0.5.23's, under ``sglang/srt/``). What the scheduler
+    reaches only for one algorithm, only behind ``getattr``/``hasattr``, or only
+    for ``BaseSpecWorker`` instances (``note_request_finished``) is not part of
+    it, and neither is ``target_worker``/``draft_worker``: no call site reads
+    them; ``BaseSpecWorker``'s own defaults do (:class:`SpecWorkerBase` has
+    them too).
 
     Subclass :class:`spec_protocols.SpecWorkerBase` (or sglang's
     ``BaseSpecWorker``) to inherit defaults for everything but
     :meth:`forward_batch_generation`.
     """
-
-    @property
-    def target_worker(self) -> TpModelWorker:
-        """The target model's tensor-parallel worker.
-
-        Read by every ``BaseSpecWorker`` default that reaches the target
-        runner (base_spec_worker.py:178, 241, 255, 270).
-        """
-        ...
-
-    @property
-    def draft_worker(self) -> DraftWorker | None:
-        """The draft worker, or ``None`` when the algorithm has no draft model.
-
-        Read by ``BaseSpecWorker``'s lifecycle defaults (base_spec_worker.py:
-        363, 373, 377). NGRAM and Uno return ``None``.
-        """
-        ...
 
     def alloc_memory_pool(
         self,
@@ -225,9 +233,9 @@ class SpecWorker(Protocol):
     ) -> None:
         """Allocate the draft's KV pools, sharing the target's token pools.
 
-        Called by ``Scheduler.init_memory_pools`` (scheduler.py:1106) with all
-        three keywords; keyword-only for that reason. NGRAM's
-        ``alloc_memory_pool(**kwargs)`` satisfies it.
+        Called by ``Scheduler.init_memory_pools`` with all three keywords;
+        keyword-only for that reason. NGRAM's ``alloc_memory_pool(**kwargs)``
+        satisfies it.
         """
         ...
 
@@ -235,23 +243,20 @@ class SpecWorker(Protocol):
         """Decide how the draft's KV is backed up by hierarchical caching.
 
         Called by ``Scheduler.init_memory_pools`` right after
-        :meth:`alloc_memory_pool` (scheduler.py:1111).
+        :meth:`alloc_memory_pool`.
         """
         ...
 
     def init_attention_backends(self) -> None:
-        """Build attention backends. Called by ``Scheduler.init_all_attention_backends`` (scheduler.py:1117)."""
+        """Build attention backends. Called by ``Scheduler.init_all_attention_backends``."""
         ...
 
     def init_cuda_graphs(self) -> None:
-        """Capture CUDA graphs. Called by ``Scheduler.init_all_cuda_graphs`` (scheduler.py:1126)."""
+        """Capture CUDA graphs. Called by ``Scheduler.init_all_cuda_graphs``."""
         ...
 
     def clear_cache_pool(self) -> None:
-        """Reset draft-side caches on a cache flush.
-
-        Called by ``Scheduler.flush_cache`` (scheduler.py:5531).
-        """
+        """Reset draft-side caches on a cache flush. Called by ``Scheduler.flush_cache``."""
         ...
 
     def forward_batch_generation(
@@ -263,62 +268,59 @@ class SpecWorker(Protocol):
     ) -> GenerationBatchResult:
         """Run one speculative step (draft, verify, draft-extend) on a batch.
 
-        Called by ``Scheduler.run_batch``: ``(batch, **fwd_kwargs)`` with
-        ``on_publish`` under overlap scheduling (scheduler.py:4704) and
-        ``(batch)`` otherwise (scheduler.py:4870). ``batch`` is always
+        Called by ``Scheduler.run_batch``: ``(batch, on_publish=...)`` under
+        overlap scheduling and ``(batch)`` otherwise. ``batch`` is always
         positional, so it is positional-only here; ``on_publish`` is always a
-        keyword. The two keywords that only some workers take are capability
-        protocols: :class:`SupportsGrammarOverlap` and
-        :class:`SupportsPipelineProxy`.
+        keyword. The two keywords that only some paths pass are capability
+        protocols: :class:`SupportsGrammarOverlap` (``grammar_barrier``, for
+        grammar-overlap algorithms) and :class:`SupportsPipelineProxy`
+        (``pp_proxy_tensors``, on the path without overlap scheduling).
+        """
+        ...
+
+    def on_verify_complete_cpu(self, num_correct_drafts_per_req: list[int], /, *, batch_size: int) -> None:
+        """Hook called on every speculative decode batch, once verify's accept
+        counts are on the CPU.
+
+        Called by ``SchedulerBatchResultProcessor._resolve_spec_v2_tokens``
+        (managers/scheduler_components/batch_result_processor.py) as
+        ``(counts, batch_size=...)`` in every supported release: the list
+        positionally, ``batch_size`` always by keyword. ``BaseSpecWorker`` and
+        :class:`SpecWorkerBase` make it a no-op.
         """
         ...
 
     @property
     def graph_memory_usage(self) -> Mapping[str, float]:
-        """Draft graph-capture memory by phase. Read at scheduler.py:1294."""
+        """Draft graph-capture memory by phase. Read by ``Scheduler.emit_metrics_constants``."""
         ...
 
     @property
     def graph_time_usage(self) -> Mapping[str, float]:
-        """Draft graph-capture time by phase. Read at scheduler.py:757."""
+        """Draft graph-capture time by phase. Read by ``Scheduler.init_startup_timing_summary``."""
         ...
 
     @property
     def weight_load_time(self) -> float:
-        """Seconds spent loading draft weights. Read at scheduler.py:749."""
+        """Seconds spent loading draft weights. Read by ``Scheduler.init_startup_timing_summary``."""
         ...
 
     @property
     def preloaded_weights_bytes(self) -> int:
-        """Draft weight bytes loaded before KV sizing. Read at scheduler.py:1088."""
-        ...
-
-    @property
-    def draft_parallel_layout(self) -> DraftParallelLayout | None:
-        """The draft's parallel layout, passed to the target's pool allocation.
-
-        Read at scheduler.py:1092. Read-only here: ``BaseSpecWorker`` declares
-        it as a class variable and ``EAGLEWorkerV2`` as a property; a read-only
-        protocol member accepts both.
-        """
+        """Draft weight bytes loaded before KV sizing. Read by ``Scheduler.init_target_memory_pool``."""
         ...
 
     @property
     def hicache_draft_plan(self) -> HiCacheDraftPlan:
-        """The plan made by :meth:`init_hicache_draft_plan`. Read at scheduler.py:594 and 1153."""
-        ...
-
-    @property
-    def draft_swa_window(self) -> int:
-        """Tokens back from the committed length that the draft reads in the
-        target's sliding-window pool. Read at scheduler.py:599."""
+        """The plan made by :meth:`init_hicache_draft_plan`. Read by ``Scheduler.__init__`` and
+        ``Scheduler.init_memory_pools``."""
         ...
 
     @property
     def primary_draft_kv_pool(self) -> object:
         """The draft KV pool that disaggregation transfers, or ``None``.
 
-        Read at scheduler.py:1535; the scheduler only passes it on.
+        Read by ``Scheduler.init_disaggregation``; the scheduler only passes it on.
         """
         ...
 
@@ -326,31 +328,50 @@ class SpecWorker(Protocol):
     def last_shared_read_runner(self) -> ModelRunner:
         """The runner whose read-done event the scheduler's WAR barrier waits on.
 
-        Read at scheduler.py:2017 (``Scheduler._apply_war_barrier``).
+        Read by ``Scheduler._apply_war_barrier`` (and, from 0.5.23, the
+        disaggregation prefill mixin).
         """
         ...
 
-    def prewarm_sampling(self) -> SamplingPrewarmResult:
-        """Warm the sampler before serving. Called at scheduler.py:1171; the result is unused."""
-        ...
+    if not SGLANG_0_5_19:
 
-    def weight_update_runners(self) -> Iterable[tuple[str, ModelRunner]]:
-        """``(role, runner)`` pairs that weight updates apply to.
+        def prewarm_sampling(self) -> SamplingPrewarmResult:
+            """Warm the sampler before serving; the result is unused.
 
-        Called by ``WeightUpdater._select_runners``
-        (scheduler_components/weight_updater.py:184), which does
-        ``runners += ...``, so any iterable of pairs works.
-        """
-        ...
+            Called by ``Scheduler`` at start-up from sglang 0.5.20 on.
+            """
+            ...
 
-    def note_request_finished(self, *, rid: str, natural_stop: bool) -> None:
-        """Hook called when a request finishes.
+    if not (SGLANG_0_5_19 or SGLANG_0_5_20):
 
-        Called by ``BatchResultProcessor`` with both keywords
-        (scheduler_components/batch_result_processor.py:1442); keyword-only for
-        that reason.
-        """
-        ...
+        def weight_update_runners(self) -> Iterable[tuple[str, ModelRunner]]:
+            """``(role, runner)`` pairs that weight updates apply to.
+
+            Called by ``WeightUpdater._select_runners``
+            (scheduler_components/weight_updater.py) from sglang 0.5.21 on, which
+            does ``runners += ...``, so any iterable of pairs works.
+            """
+            ...
+
+    if not (SGLANG_0_5_19 or SGLANG_0_5_20 or SGLANG_0_5_21 or SGLANG_0_5_22):
+
+        @property
+        def draft_parallel_layout(self) -> DraftParallelLayout | None:
+            """The draft's parallel layout, passed to the target's pool allocation.
+
+            Read by ``Scheduler`` from sglang 0.5.23 on. Read-only here:
+            ``BaseSpecWorker`` declares it as a class variable and
+            ``EAGLEWorkerV2`` as a property; a read-only protocol member
+            accepts both.
+            """
+            ...
+
+        @property
+        def draft_swa_window(self) -> int:
+            """Tokens back from the committed length that the draft reads in the
+            target's sliding-window pool. Read by ``Scheduler.__init__`` from
+            sglang 0.5.23 on."""
+            ...
 
 
 class SpecWorkerFactory(Protocol):
@@ -422,30 +443,31 @@ class SupportsPipelineProxy(Protocol):
         ...
 
 
-#: Where each protocol member is called, in the sglang 0.5.23 source.
-#: ``spec-protocols explain`` prints these; keep them in step with the docstrings.
+#: Where each protocol member is called, in the sglang 0.5.23 source (the
+#: newest supported release). ``spec-protocols explain`` prints these;
+#: tests/test_contract_coverage.py holds them to the contract extracted from
+#: sglang 0.5.23's own source.
 CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
     "SpecWorker": {
-        "target_worker": "speculative/base_spec_worker.py:178,241,255,270 (BaseSpecWorker defaults)",
-        "draft_worker": "speculative/base_spec_worker.py:363,373,377 (BaseSpecWorker lifecycle)",
         "alloc_memory_pool": "managers/scheduler.py:1106 (Scheduler.init_memory_pools)",
         "init_hicache_draft_plan": "managers/scheduler.py:1111 (Scheduler.init_memory_pools)",
         "init_attention_backends": "managers/scheduler.py:1117 (Scheduler.init_all_attention_backends)",
         "init_cuda_graphs": "managers/scheduler.py:1126 (Scheduler.init_all_cuda_graphs)",
         "clear_cache_pool": "managers/scheduler.py:5531 (Scheduler.flush_cache)",
         "forward_batch_generation": "managers/scheduler.py:4704,4870 (Scheduler.run_batch)",
-        "graph_memory_usage": "managers/scheduler.py:1294",
-        "graph_time_usage": "managers/scheduler.py:757",
-        "weight_load_time": "managers/scheduler.py:749",
-        "preloaded_weights_bytes": "managers/scheduler.py:1088",
-        "draft_parallel_layout": "managers/scheduler.py:1092",
-        "hicache_draft_plan": "managers/scheduler.py:594,1153",
-        "draft_swa_window": "managers/scheduler.py:599",
-        "primary_draft_kv_pool": "managers/scheduler.py:1535",
+        "on_verify_complete_cpu": "managers/scheduler_components/batch_result_processor.py:804 "
+        "(SchedulerBatchResultProcessor._resolve_spec_v2_tokens)",
+        "graph_memory_usage": "managers/scheduler.py:1294 (Scheduler.emit_metrics_constants)",
+        "graph_time_usage": "managers/scheduler.py:757 (Scheduler.init_startup_timing_summary)",
+        "weight_load_time": "managers/scheduler.py:749 (Scheduler.init_startup_timing_summary)",
+        "preloaded_weights_bytes": "managers/scheduler.py:1088 (Scheduler.init_target_memory_pool)",
+        "hicache_draft_plan": "managers/scheduler.py:594,1153 (Scheduler.__init__, Scheduler.init_model_worker)",
+        "primary_draft_kv_pool": "managers/scheduler.py:1535 (Scheduler.init_disaggregation)",
         "last_shared_read_runner": "managers/scheduler.py:2017 (Scheduler._apply_war_barrier)",
-        "prewarm_sampling": "managers/scheduler.py:1171",
-        "weight_update_runners": "managers/scheduler_components/weight_updater.py:184",
-        "note_request_finished": "managers/scheduler_components/batch_result_processor.py:1442",
+        "prewarm_sampling": "managers/scheduler.py:1171 (Scheduler.init_model_worker; 0.5.20+)",
+        "weight_update_runners": "managers/scheduler_components/weight_updater.py:184 (_select_runners; 0.5.21+)",
+        "draft_parallel_layout": "managers/scheduler.py:1092 (Scheduler.init_target_memory_pool; 0.5.23+)",
+        "draft_swa_window": "managers/scheduler.py:599 (Scheduler.__init__; 0.5.23+)",
     },
     "DraftWorker": {
         "alloc_memory_pool": "speculative/base_spec_worker.py:363 (BaseSpecWorker.alloc_memory_pool)",
@@ -458,6 +480,9 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
     },
     "DraftWorkerFactory": {
         "__call__": "speculative/draft_worker_common.py:92 (build_draft_tp_worker)",
+    },
+    "InjectableDraftWorker": {
+        "model_runner": "speculative/draft_worker_common.py:104 (build_draft_tp_worker, on what it built)",
     },
     "SpecWorkerFactory": {
         "__call__": "managers/scheduler.py:1056-1064 (Scheduler.maybe_init_draft_worker)",
@@ -475,4 +500,4 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
 # spec_protocols/_isinstance_cache.py for what it keys on and when it resets.
 from spec_protocols._isinstance_cache import install_isinstance_cache  # noqa: E402 - needs the classes above
 
-install_isinstance_cache(DraftWorker, SpecWorker, SupportsGrammarOverlap, SupportsPipelineProxy)
+install_isinstance_cache(DraftWorker, InjectableDraftWorker, SpecWorker, SupportsGrammarOverlap, SupportsPipelineProxy)

@@ -44,7 +44,7 @@ import inspect
 import re
 import sys
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_origin
 
@@ -52,7 +52,7 @@ from typing_extensions import is_protocol
 
 from spec_protocols._members import protocol_members
 
-__all__ = ["ConformanceResult", "ConformanceProblem", "ProblemKind", "abstract_members", "verify_conformance"]
+__all__ = ["ConformanceProblem", "ConformanceResult", "ProblemKind", "abstract_members", "verify_call", "verify_conformance"]
 
 #: What went wrong with one member:
 #:
@@ -676,3 +676,22 @@ def verify_conformance(obj_or_cls: object, protocol: type | Any) -> ConformanceR
 
 def _describe_protocol(protocol: type) -> str:
     return protocol.__qualname__
+
+
+def verify_call(target: object, keywords: Sequence[str], *, member: str = "__call__") -> tuple[ConformanceProblem, ...]:
+    """The problems of calling ``target(**{k: ... for k in keywords})``: every
+    keyword it cannot take, every required parameter the call leaves unfilled.
+
+    A class is called through its constructor. This is the check a callable
+    protocol's ``__call__`` makes (``DraftWorkerFactory``), for a keyword set
+    that is data rather than a protocol: each sglang release passes its own
+    keywords to ``draft_worker_cls`` and to the spec worker's class.
+    """
+    wanted = inspect.Signature(
+        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in keywords]
+    )
+    try:
+        actual = _signature(target, bound=False)
+    except Exception as exc:  # C callables, odd __signature__: report, never crash
+        return (ConformanceProblem(member, "unverifiable", f"signature cannot be read ({_exception_words(exc)})"),)
+    return tuple(ConformanceProblem(member, "signature", message) for message in _signature_problems(wanted, actual))

@@ -1,8 +1,8 @@
 """Stand-ins the tests share, defined once.
 
 ``StandInDraft`` is the smallest draft worker that conforms: it satisfies
-``DraftWorker`` and, since its constructor takes what ``build_draft_tp_worker``
-passes, ``DraftWorkerFactory`` too. ``RecordingDraft`` is one that records
+``InjectableDraftWorker`` and, since its constructor takes what
+``build_draft_tp_worker`` passes, ``DraftWorkerFactory`` too. ``RecordingDraft`` is one that records
 every lifecycle call with its arguments exactly as passed. Tests that need a
 deviation subclass them and change the one member under test.
 """
@@ -51,6 +51,11 @@ class StandInDraft:
     @property
     def preloaded_weights_bytes(self) -> int:
         return 0
+
+    @property
+    def model_runner(self) -> Any:
+        """What build_draft_tp_worker reads on what it built."""
+        return "model-runner"
 
 
 class RecordingDraft(StandInDraft):

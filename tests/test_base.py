@@ -95,10 +95,11 @@ def test_neutral_defaults() -> None:
 
 def test_a_tp_model_worker_draft_contributes_its_model_runner() -> None:
     class TpDraft(Recorder):
+        model_runner = "tp-runner"  # type: ignore[assignment]  # a TpModelWorker has a runner, no draft_runners
+
         def __init__(self) -> None:
             super().__init__()
             del self.draft_runners
-            self.model_runner = "tp-runner"
 
     worker = Worker(target_worker=Target(), draft_worker=TpDraft())  # type: ignore[arg-type]
     assert worker.weight_update_runners() == [("draft", "tp-runner")]

@@ -37,8 +37,8 @@ def test_every_member_is_listed_with_its_call_site(name: str) -> None:
 def test_members_come_in_protocol_definition_order() -> None:
     text = explain("SpecWorker")
     positions = [text.index(f"\n  {m}:") if f"\n  {m}:" in text else text.index(f"def {m}(") for m in
-                 ("target_worker", "draft_worker", "alloc_memory_pool", "forward_batch_generation",
-                  "note_request_finished")]
+                 ("alloc_memory_pool", "forward_batch_generation", "on_verify_complete_cpu",
+                  "graph_memory_usage", "weight_update_runners", "draft_swa_window")]
     assert positions == sorted(positions)
 
 
@@ -51,13 +51,13 @@ def test_method_signature_keeps_markers_and_annotations_as_written() -> None:
 
 
 def test_short_signature_is_one_line() -> None:
-    block = _block(explain("SpecWorker"), "note_request_finished")
-    assert block.strip().splitlines()[0] == "def note_request_finished(*, rid: str, natural_stop: bool) -> None"
+    block = _block(explain("SpecWorker"), "init_cuda_graphs")
+    assert block.strip().splitlines()[0] == "def init_cuda_graphs() -> None"
 
 
 def test_property_is_rendered_as_read_only_attribute() -> None:
-    block = _block(explain("SpecWorker"), "target_worker")
-    assert block.strip().splitlines()[0] == "target_worker: TpModelWorker"
+    block = _block(explain("SpecWorker"), "last_shared_read_runner")
+    assert block.strip().splitlines()[0] == "last_shared_read_runner: ModelRunner"
     assert "kind:      read-only property" in block
 
 

@@ -173,21 +173,28 @@ CASES: tuple[Case, ...] = (
 
 BASE_CASE = Case(
     "f_base_default_removed",
-    "BaseSpecWorker.note_request_finished deleted: every worker that does not override it fails",
-    "sglang.srt.speculative.ngram_worker.NGRAMWorker",  # one of several; see test_base_default_removed
+    "BaseSpecWorker.on_verify_complete_cpu deleted (called on every speculative decode batch): "
+    "every worker that does not override it fails",
+    "sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2",  # one of several; see test_base_default_removed
     "SpecWorker",
-    "note_request_finished",
+    "on_verify_complete_cpu",
     (
         Patch(
             f"{SPEC}/base_spec_worker.py",
-            "    def note_request_finished(self, *, rid: str, natural_stop: bool) -> None:",
-            "    def _note_request_finished_removed(self, *, rid: str, natural_stop: bool) -> None:",
+            "    def on_verify_complete_cpu(\n",
+            "    def _on_verify_complete_cpu_removed(\n",
         ),
     ),
 )
 
-#: Spec workers that define note_request_finished themselves (only DSpark in 0.5.23).
-OVERRIDES_NOTE_REQUEST_FINISHED = {"sglang.srt.speculative.dspark_components.dspark_worker_v2.DSparkWorkerV2"}
+#: Spec workers that define on_verify_complete_cpu themselves in 0.5.23 (EAGLE,
+#: and the two that subclass it, and NGRAM).
+OVERRIDES_ON_VERIFY_COMPLETE_CPU = {
+    "sglang.srt.speculative.eagle_worker_v2.EAGLEWorkerV2",
+    "sglang.srt.speculative.standalone_worker_v2.StandaloneWorkerV2",
+    "sglang.srt.speculative.frozen_kv_mtp_worker_v2.FrozenKVMTPWorkerV2",
+    "sglang.srt.speculative.ngram_worker.NGRAMWorker",
+}
 
 GATE_ARGS = ["check", "sglang.srt.speculative", "--checker", "mypy", "--checker", "pyright", "--format", "json", "--no-timings"]
 
@@ -331,17 +338,17 @@ def test_base_default_removed(base_run: GateRun) -> None:
     table: dict[str, dict[str, str]] = {}
     for item in spec_workers:
         table[item["target"]] = item["checkers"]
-        if item["target"] in OVERRIDES_NOTE_REQUEST_FINISHED:
+        if item["target"] in OVERRIDES_ON_VERIFY_COMPLETE_CPU:
             assert item["checkers"] == {"mypy": "pass", "pyright": "pass"}, item
             continue
         assert item["verdict"] == "fail", item
         assert item["checkers"] == {"mypy": "fail", "pyright": "fail"}, item
         for checker in ("mypy", "pyright"):
             members = {p["member"] for p in item["problems"] if p["checker"] == checker}
-            assert members == {"note_request_finished"}, (checker, item["problems"])
+            assert members == {"on_verify_complete_cpu"}, (checker, item["problems"])
     DETECTION[BASE_CASE.key] = {
-        "mypy": "fail" if all(v["mypy"] == "fail" for t, v in table.items() if t not in OVERRIDES_NOTE_REQUEST_FINISHED) else "pass",
-        "pyright": "fail" if all(v["pyright"] == "fail" for t, v in table.items() if t not in OVERRIDES_NOTE_REQUEST_FINISHED) else "pass",
+        "mypy": "fail" if all(v["mypy"] == "fail" for t, v in table.items() if t not in OVERRIDES_ON_VERIFY_COMPLETE_CPU) else "pass",
+        "pyright": "fail" if all(v["pyright"] == "fail" for t, v in table.items() if t not in OVERRIDES_ON_VERIFY_COMPLETE_CPU) else "pass",
     }
 
 

@@ -93,7 +93,7 @@ def test_rejects_a_class_whose_instances_are_not_draft_workers() -> None:
         def init_attention_backends(self) -> None: ...
 
     message = rejection(NotADraft)
-    assert "instances would not satisfy DraftWorker" in message
+    assert "instances would not satisfy InjectableDraftWorker" in message
     assert "alloc_memory_pool [missing]" in message
     assert "init_attention_backends [kind]" in message
     assert "init_cuda_graphs [signature]" in message
@@ -112,9 +112,9 @@ def test_every_problem_is_listed_in_one_type_error() -> None:
     assert "abstract class" in message
     assert "keyword 'gpu_id' cannot be passed" in message
     assert "extra required parameter 'tp_rank'" in message
-    assert "instances would not satisfy DraftWorker: alloc_memory_pool" in message
-    # 1 abstract + 7 keywords + 1 extra + 7 missing members
-    assert len(lines) == 16, message
+    assert "instances would not satisfy InjectableDraftWorker: alloc_memory_pool" in message
+    # 1 abstract + 7 keywords + 1 extra + 8 missing members (model_runner included)
+    assert len(lines) == 17, message
     assert f"({len(lines)} problems)" in message
 
 

@@ -48,7 +48,7 @@ def test_assert_conforms_lists_every_problem(pytester: pytest.Pytester) -> None:
     output = result.stdout.str()
     assert "test_it.Broken does not conform to SpecWorker" in output
     # Several distinct problems, each on its own line with member and kind.
-    for member in ("target_worker [missing]", "clear_cache_pool [missing]", "note_request_finished [missing]",
+    for member in ("on_verify_complete_cpu [missing]", "clear_cache_pool [missing]", "weight_update_runners [missing]",
                    "forward_batch_generation [signature]"):
         assert f"- {member}" in output, member
 

@@ -369,6 +369,7 @@ class Draft:
     graph_time_usage: dict[str, float] = {}
     weight_load_time = 0.0
     preloaded_weights_bytes = 0
+    model_runner: Any = None  # build_draft_tp_worker reads it on what it built
 
 
 class AbstractDraft(Draft, abc.ABC):
@@ -419,7 +420,7 @@ def test_injected_draft_classes_carry_members(tmp_path: Path) -> None:
     assert {member for member, _ in bad} == {"__init__", "init_cuda_graphs"}
     assert any(member == "__init__" and "extra required parameter 'tp_rank'" in message for member, message in bad)
     assert any(member == "__init__" and message.startswith("(the constructor is drafts.BadDraft(") for member, message in bad)
-    assert ("init_cuda_graphs", "instances would not satisfy DraftWorker: init_cuda_graphs [signature]: "
+    assert ("init_cuda_graphs", "instances would not satisfy InjectableDraftWorker: init_cuda_graphs [signature]: "
             "extra required parameter 'capture_decode_cuda_graph': callers never pass it") in bad
     abstract = messages(outcome, "drafts.AbstractDraft", "DraftWorkerFactory")
     assert abstract == [("__init__", "abstract class: it cannot be instantiated; implement draft")]

@@ -11,6 +11,7 @@ from spec_protocols._sglang_types import (
     GenerationBatchResult,
     LoadGroup,
     MemoryPoolConfig,
+    ModelRunner,
     ReqToTokenPool,
     ScheduleBatch,
     ServerArgs,
@@ -23,9 +24,9 @@ __all__ = ["ReferenceDraftWorker", "ReferenceSpecWorker", "build_reference_draft
 class ReferenceDraftWorker:
     """A draft worker that owns no model: every lifecycle step is a no-op.
 
-    It is structurally a ``DraftWorker`` (no base class) and its constructor
-    takes exactly the keywords ``build_draft_tp_worker`` passes, so it is also
-    a ``DraftWorkerFactory``.
+    It is structurally an ``InjectableDraftWorker`` (no base class) and its
+    constructor takes exactly the keywords ``build_draft_tp_worker`` passes, so
+    it is also a ``DraftWorkerFactory``.
     """
 
     def __init__(
@@ -73,6 +74,11 @@ class ReferenceDraftWorker:
     @property
     def preloaded_weights_bytes(self) -> int:
         return 0
+
+    @property
+    def model_runner(self) -> ModelRunner:
+        """``build_draft_tp_worker`` reads it on what it builds; this draft owns no model."""
+        raise RuntimeError("ReferenceDraftWorker owns no model, hence no model runner")
 
 
 def build_reference_draft(

@@ -1,0 +1,93 @@
+"""The sglang releases whose contract the protocols describe, and how to pin one.
+
+The protocols (``spec_protocols._protocols``) describe the newest supported
+release. A member that older releases do not call is defined under a branch
+on named constants, the way typeshed writes ``sys.version_info`` branches::
+
+    if not (SGLANG_0_5_19 or SGLANG_0_5_20):
+        def weight_update_runners(self) -> ...: ...   # called from 0.5.21 on
+
+Both checkers evaluate such branches once told which constant holds:
+mypy with ``always_true = SGLANG_0_5_21`` and ``always_false`` for the others,
+pyright with ``"defineConstant": {"SGLANG_0_5_21": true, ...}``. Told
+nothing, they analyse the branch and keep the member: the default is the
+newest release. (``spec-protocols contract --pin RELEASE`` prints both
+configurations; the gate sets them itself for the release it checks.)
+
+At runtime the constants are ``False`` (no pin): ``isinstance`` and
+``verify_conformance`` use the newest release's members, and the gate's
+runtime checker judges only the members of the release it checks.
+
+Only *additions* can be written this way: an unconfigured checker keeps every
+branch, so a member an older release calls and a newer one does not would be
+required by the default. Between the supported releases no protocol member
+was removed, and the constructor keyword sets that changed (``ps`` until
+0.5.20; ``random_seed`` from 0.5.21, ``load_group`` from 0.5.22) are checked
+by the gate from each release's contract.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Final
+
+__all__ = [
+    "NEWEST",
+    "OLDEST",
+    "SGLANG_0_5_19",
+    "SGLANG_0_5_20",
+    "SGLANG_0_5_21",
+    "SGLANG_0_5_22",
+    "SGLANG_0_5_23",
+    "SUPPORTED_RELEASES",
+    "branch_holds",
+    "constant_name",
+    "pin_constants",
+]
+
+#: The sglang releases the protocols describe, oldest first: every release
+#: that has ``build_draft_tp_worker(draft_worker_cls=...)``.
+SUPPORTED_RELEASES: Final = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+OLDEST: Final = SUPPORTED_RELEASES[0]
+NEWEST: Final = SUPPORTED_RELEASES[-1]
+
+# One constant per release: True when type checkers are pinned to it. Plain
+# bool (neither Final nor Literal), so that a checker told nothing evaluates
+# neither way, and mypy does not call the branches redundant.
+SGLANG_0_5_19: bool = False
+SGLANG_0_5_20: bool = False
+SGLANG_0_5_21: bool = False
+SGLANG_0_5_22: bool = False
+SGLANG_0_5_23: bool = False
+
+
+def constant_name(release: str) -> str:
+    """``"0.5.21"`` -> ``"SGLANG_0_5_21"``."""
+    return "SGLANG_" + release.replace(".", "_")
+
+
+def pin_constants(release: str) -> dict[str, bool]:
+    """The value of every constant when pinned to ``release`` (a supported one)."""
+    if release not in SUPPORTED_RELEASES:
+        raise ValueError(f"sglang {release} is not a supported release ({OLDEST} to {NEWEST})")
+    return {constant_name(r): r == release for r in SUPPORTED_RELEASES}
+
+
+def branch_holds(test: ast.expr, release: str | None) -> bool:
+    """The value of a release branch's test when pinned to ``release``
+    (``None``: no pin, the newest release), as mypy and pyright evaluate it.
+
+    Tests are made of the ``SGLANG_*`` constants, ``not``, ``and`` and ``or``.
+    Unpinned, every constant is false, so ``if not (SGLANG_0_5_19 or ...)``
+    holds: the newest release has every member.
+    """
+    if isinstance(test, ast.Name):
+        if not test.id.startswith("SGLANG_"):
+            raise ValueError(f"not a release constant: {test.id}")
+        return release is not None and test.id == constant_name(release)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return not branch_holds(test.operand, release)
+    if isinstance(test, ast.BoolOp):
+        values = [branch_holds(v, release) for v in test.values]
+        return all(values) if isinstance(test.op, ast.And) else any(values)
+    raise ValueError(f"not a release branch test: {ast.unparse(test)}")
