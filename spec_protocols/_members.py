@@ -6,15 +6,25 @@ gate's harness emits its lines in it. Base protocols come first; within a
 class, methods and properties in the order of the class body, then
 annotation-only attributes. A protocol is a class of this package's own, so
 reading its namespace runs no foreign code.
+
+:func:`protocol_definitions` adds, for one sglang release, each member's
+definition as written in ``_protocols.py`` (the gate generates code from it,
+and the contract's coverage check compares calls with it): a member under a
+release branch counts for the releases whose pin makes the branch hold, as
+mypy and pyright see it (see :mod:`spec_protocols._releases`).
 """
 
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import cast
 
 from typing_extensions import get_protocol_members
 
-__all__ = ["protocol_members"]
+__all__ = ["ProtocolMember", "protocol_definitions", "protocol_members", "protocols_ast"]
 
 # Protocols are fixed once defined: computed once per protocol.
 _ORDER: dict[type, tuple[str, ...]] = {}
@@ -40,3 +50,64 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
     ordered.extend(sorted(members - set(ordered)))
     _ORDER[protocol] = tuple(ordered)
     return _ORDER[protocol]
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolMember:
+    """A protocol member as written: its name, whether it is a property, its definition."""
+
+    name: str
+    is_property: bool
+    node: ast.FunctionDef
+
+
+_PROTOCOLS_FILE = Path(__file__).resolve().parent / "_protocols.py"
+
+
+@cache
+def protocols_ast() -> ast.Module:
+    """``spec_protocols/_protocols.py`` as parsed (its signatures stay source text)."""
+    return ast.parse(_PROTOCOLS_FILE.read_text(encoding="utf-8"), filename=str(_PROTOCOLS_FILE))
+
+
+def _definitions(body: list[ast.stmt], tests: tuple[ast.expr, ...]) -> dict[str, tuple[ast.FunctionDef, tuple[ast.expr, ...]]]:
+    """Each member defined in a protocol's body, with the release branches around it."""
+    found: dict[str, tuple[ast.FunctionDef, tuple[ast.expr, ...]]] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef):
+            found.setdefault(stmt.name, (stmt, tests))
+        elif isinstance(stmt, ast.If):
+            for name, entry in _definitions(stmt.body, (*tests, stmt.test)).items():
+                found.setdefault(name, entry)
+            negated = ast.UnaryOp(op=ast.Not(), operand=stmt.test)
+            for name, entry in _definitions(stmt.orelse, (*tests, negated)).items():
+                found.setdefault(name, entry)
+    return found
+
+
+@cache
+def protocol_definitions(protocol: str, release: str | None = None) -> tuple[ProtocolMember, ...]:
+    """The members of the protocol named ``protocol`` that sglang ``release``
+    calls (``None``: the newest release), in definition order, each with its
+    definition. ``KeyError`` for a name that is not one of this package's
+    protocols."""
+    from spec_protocols import _protocols
+    from spec_protocols._releases import branch_holds
+
+    cls = getattr(_protocols, protocol, None)
+    if not isinstance(cls, type):
+        raise KeyError(protocol)
+    classes = {klass.__name__ for klass in cls.__mro__}
+    definitions: dict[str, tuple[ast.FunctionDef, tuple[ast.expr, ...]]] = {}
+    for node in protocols_ast().body:
+        if isinstance(node, ast.ClassDef) and node.name in classes:
+            for name, entry in _definitions(node.body, ()).items():
+                definitions.setdefault(name, entry)
+    members: list[ProtocolMember] = []
+    for name in protocol_members(cls):
+        definition, tests = definitions[name]
+        if not all(branch_holds(test, release) for test in tests):
+            continue
+        is_prop = any(isinstance(d, ast.Name) and d.id == "property" for d in definition.decorator_list)
+        members.append(ProtocolMember(name, is_prop, definition))
+    return tuple(members)

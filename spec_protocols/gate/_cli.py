@@ -70,12 +70,49 @@ examples:
 """
 
 
+_CONTRACT_EPILOG = """\
+what it reads:
+  sglang's own source, with Python's ast: the scheduler side (sglang/srt/managers/,
+  sglang/srt/disaggregation/ and what they pass the worker to), BaseSpecWorker's
+  defaults, the constructor call and build_draft_tp_worker. sglang is NEVER
+  imported: no sglang code runs, and no torch or GPU is needed.
+
+--sglang:
+  (absent)        the sglang the import system would find (located, not imported)
+  0.5.23          a release: `pip download --no-deps sglang==0.5.23` into the
+                  cache ($SPEC_PROTOCOLS_CACHE_DIR or ~/.cache/spec-protocols),
+                  only its .py files unpacked; reused without network next time
+  path            a folder holding sglang/, the sglang/ folder, or a .whl file
+
+classifications (of each use of the spec worker):
+  required     every algorithm reaches it on the serving path: a worker must have it
+  guarded      read through getattr(w, "x", default) / hasattr (or where hasattr
+               holds): a worker may lack it
+  algorithm    only under spec_algorithm.is_<algo>() or an equivalent algorithm
+               predicate: one algorithm's business
+  isinstance   only for isinstance(w, BaseSpecWorker) workers
+  private      a name with a leading underscore
+  conditional  a keyword passed only under a condition (grammar_barrier=) is
+               listed as a conditional keyword of its call; a path a server
+               option selects (--disable-overlap-schedule) stays required: every
+               algorithm reaches it once the option is set
+
+exit status: 0 the contract was written, 2 usage or environment error (one line)
+
+examples:
+  spec-protocols contract
+  spec-protocols contract --sglang 0.5.21 --format markdown -o contract-0.5.21.md
+  spec-protocols contract --sglang ~/src/sglang/python --format json
+"""
+
+
 _MAIN_EPILOG = """\
 start here:
   spec-protocols check                  check the installed sglang's workers
   spec-protocols check my_plugin/       check your plugin (module, module:Class or path)
   spec-protocols explain SpecWorker     what a worker must provide, and where sglang calls it
   spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
+  spec-protocols contract --sglang 0.5.21  what that sglang release asks of a worker, from its source
 
 `spec-protocols check --help` explains targets, verdicts and exit codes.
 """
@@ -152,6 +189,23 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="PROTOCOL",
         help="SpecWorker, DraftWorker, DraftWorkerFactory, SupportsGrammarOverlap or SupportsPipelineProxy",
     )
+
+    contract = sub.add_parser(
+        "contract",
+        help="derive what an sglang release asks of a worker, from its own source",
+        description="Read an sglang release's source (never importing it) and write its speculative-worker "
+        "contract: every use of the spec worker, classified and located, the constructor and draft-factory "
+        "keywords, and what BaseSpecWorker's defaults need.",
+        epilog=_CONTRACT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    contract.add_argument(
+        "--sglang",
+        metavar="RELEASE|PATH",
+        help="a release to fetch (e.g. 0.5.23) or a path to its source (default: the installed sglang)",
+    )
+    contract.add_argument("--format", choices=["json", "markdown"], default="json", help="output format (default: json)")
+    contract.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the contract to FILE instead of stdout")
 
     new = sub.add_parser(
         "new",
@@ -241,6 +295,38 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.ok and not unused else 1
 
 
+def _contract(args: argparse.Namespace) -> int:
+    """Extract a release's contract and write it (``spec-protocols contract``)."""
+    from spec_protocols.gate._contract import (
+        contract_json,
+        contract_markdown,
+        extract_contract,
+        fetch_release,
+        installed_source,
+        source_at,
+    )
+    from spec_protocols.gate._contract._source import is_release
+
+    given: str | None = args.sglang
+    if given is None:
+        source = installed_source()
+        if source is None:
+            raise GateError("no sglang is installed: name a release (--sglang 0.5.23) or a path (--sglang DIR)")
+    elif Path(given).expanduser().exists():
+        source = source_at(given)
+    elif is_release(given):
+        source = fetch_release(given)
+    else:
+        raise GateError(f"--sglang {given}: neither an existing path nor a release version (e.g. 0.5.23)")
+    contract = extract_contract(source)
+    text = contract_json(contract) if args.format == "json" else contract_markdown(contract)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``spec-protocols`` console script."""
     parser = _build_parser()
@@ -248,6 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return _check(args)
+        if args.command == "contract":
+            return _contract(args)
         if args.command == "explain":
             from spec_protocols.gate._explain import explain
 

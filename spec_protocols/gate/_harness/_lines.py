@@ -54,12 +54,8 @@ import enum
 import keyword
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
-from spec_protocols import _protocols
-from spec_protocols._members import protocol_members as member_order
-from spec_protocols._releases import branch_holds
+from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
 from spec_protocols.gate._model import Check, ClassRole, DiscoveredClass, GateError
 
 __all__ = [
@@ -76,8 +72,6 @@ __all__ = [
 ]
 
 CANARY_MEMBER = "spec_protocols_canary_member"
-# spec_protocols/_protocols.py (this file is spec_protocols/gate/_harness/_lines.py).
-_PROTOCOLS_FILE = Path(__file__).resolve().parents[2] / "_protocols.py"
 
 
 class LineKind(enum.Enum):
@@ -115,67 +109,19 @@ class Harness:
     may_be_abstract: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class ProtocolMember:
-    name: str
-    is_property: bool
-    node: ast.FunctionDef
-
-
-@cache
-def _protocols_source() -> ast.Module:
-    return ast.parse(_PROTOCOLS_FILE.read_text(encoding="utf-8"), filename=str(_PROTOCOLS_FILE))
-
-
-def _definitions(body: list[ast.stmt], tests: tuple[ast.expr, ...]) -> dict[str, tuple[ast.FunctionDef, tuple[ast.expr, ...]]]:
-    """Each member defined in a protocol's body, with the release branches around it."""
-    found: dict[str, tuple[ast.FunctionDef, tuple[ast.expr, ...]]] = {}
-    for stmt in body:
-        if isinstance(stmt, ast.FunctionDef):
-            found.setdefault(stmt.name, (stmt, tests))
-        elif isinstance(stmt, ast.If):
-            for name, entry in _definitions(stmt.body, (*tests, stmt.test)).items():
-                found.setdefault(name, entry)
-            negated = ast.UnaryOp(op=ast.Not(), operand=stmt.test)
-            for name, entry in _definitions(stmt.orelse, (*tests, negated)).items():
-                found.setdefault(name, entry)
-    return found
-
-
-@cache
 def protocol_members(protocol: str, release: str | None = None) -> tuple[ProtocolMember, ...]:
-    """The members of a protocol for ``release`` (``None``: the newest), in
-    definition order, each with its source definition.
-
-    Which members, and in what order, comes from the one definition of that
-    (:func:`spec_protocols._members.protocol_members`); a member under a release
-    branch (``if not (SGLANG_0_5_19 or ...)``) is kept when the branch holds for
-    ``release``, as the checkers, pinned to it, see it. The harness adds the
-    signature as written in ``_protocols.py``, from which it generates code
-    (annotations stay source text: nothing from sglang is evaluated).
-    """
-    cls = getattr(_protocols, protocol, None)
-    if not isinstance(cls, type):
-        raise GateError(f"unknown protocol {protocol!r}")
-    classes = {klass.__name__ for klass in cls.__mro__}
-    definitions: dict[str, tuple[ast.FunctionDef, tuple[ast.expr, ...]]] = {}
-    for node in _protocols_source().body:
-        if isinstance(node, ast.ClassDef) and node.name in classes:
-            for name, entry in _definitions(node.body, ()).items():
-                definitions.setdefault(name, entry)
-    members: list[ProtocolMember] = []
-    for name in member_order(cls):
-        definition, tests = definitions[name]
-        if not all(branch_holds(test, release) for test in tests):
-            continue
-        is_prop = any(isinstance(d, ast.Name) and d.id == "property" for d in definition.decorator_list)
-        members.append(ProtocolMember(name, is_prop, definition))
-    return tuple(members)
+    """The members of a protocol for ``release``, with their source definitions
+    (see :func:`spec_protocols._members.protocol_definitions`); a GateError for
+    an unknown protocol."""
+    try:
+        return protocol_definitions(protocol, release)
+    except KeyError:
+        raise GateError(f"unknown protocol {protocol!r}") from None
 
 
 def _annotation_names() -> dict[str, str]:
     """Each name the protocol annotations use -> the module to import it from."""
-    tree = _protocols_source()
+    tree = protocols_ast()
     origin: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

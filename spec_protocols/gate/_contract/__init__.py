@@ -1,0 +1,48 @@
+"""The contract room: what one sglang release asks of a speculative worker, read from its own source.
+
+The protocols in :mod:`spec_protocols._protocols` were transcribed by hand
+from one release; this room derives the same knowledge from any release's
+source, so that the contract follows sglang instead of a transcription:
+
+``_model``    the data: a :class:`Contract` of located, classified :class:`Use` s
+``_source``   where a release's source comes from: the installed sglang, a path
+              (a folder, the ``sglang/`` folder, a wheel) or a release fetched
+              with ``pip download`` into the gate's cache; never imported
+``_extract``  :func:`extract_contract`: reads the scheduler side
+              (``managers/``, ``disaggregation/``), ``BaseSpecWorker``'s
+              defaults, the constructor call and ``build_draft_tp_worker``
+              with ``ast``; structural, never anchored on a line or a release
+``_render``   :func:`contract_json` (for tools) and :func:`contract_markdown`
+              (for people)
+
+It sits in front of discovery (``spec-protocols contract``); nothing here
+imports a later stage, a checker or sglang.
+"""
+
+from __future__ import annotations
+
+from spec_protocols.gate._contract._extract import extract_contract
+from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._render import contract_json, contract_markdown
+from spec_protocols.gate._contract._source import (
+    SglangSource,
+    fetch_release,
+    installed_source,
+    release_of,
+    source_at,
+)
+
+__all__ = [
+    "Contract",
+    "DefaultNeeds",
+    "SglangSource",
+    "Site",
+    "Use",
+    "contract_json",
+    "contract_markdown",
+    "extract_contract",
+    "fetch_release",
+    "installed_source",
+    "release_of",
+    "source_at",
+]

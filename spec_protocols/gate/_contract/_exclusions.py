@@ -1,0 +1,95 @@
+"""The one table of required uses that the protocols deliberately do not model.
+
+Every use a release's own source makes of a worker on the serving path (a
+``required`` use in its :class:`~spec_protocols.gate._contract._model.Contract`)
+is either a protocol member, with a signature that accepts the call, or an
+entry here with its reason. ``tests/test_contract_coverage.py`` holds every
+supported release to that, so a release that starts calling something new
+fails the suite until a member or an entry covers it.
+
+An entry is never a silent gap: the gate notes it (``spec-protocols contract``
+lists the entries of the release it reads), and docs/findings.md explains the
+upstream defects behind most of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["EXCLUSIONS", "Exclusion", "excluded"]
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """A required use the protocols leave out, and why."""
+
+    #: The member, on the receiver (``spec_worker``, ``draft_worker``, ``built_draft``).
+    member: str
+    receiver: str = "spec_worker"
+    #: One keyword of the member's calls, rather than the whole member.
+    keyword: str | None = None
+    #: First and last release it applies to (inclusive; ``None``: open end).
+    first: str | None = None
+    last: str | None = None
+    reason: str = ""
+
+    def applies_to(self, release: str) -> bool:
+        key = _version_key(release)
+        return (self.first is None or _version_key(self.first) <= key) and (
+            self.last is None or key <= _version_key(self.last)
+        )
+
+
+def _version_key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.split(".") if part.isdigit())
+
+
+EXCLUSIONS: tuple[Exclusion, ...] = (
+    Exclusion(
+        "model_runner",
+        reason="read only by SchedulerWeightUpdaterManager.save_remote_model (an administrative RPC that saves "
+        "the draft to remote storage); sglang's own EAGLE, standalone, frozen-KV MTP and multi-layer EAGLE "
+        "workers have none in any release (an upstream defect, docs/findings.md): requiring it would fail "
+        "sglang itself",
+    ),
+    Exclusion(
+        "update_weights_from_disk",
+        last="0.5.20",
+        reason="in-place weight-update RPC until 0.5.21 replaced it with weight_update_runners; BaseSpecWorker's "
+        "default reads draft_worker.draft_runners, which DFlash, DSpark and NGRAM do not have (an upstream "
+        "defect, docs/findings.md)",
+    ),
+    Exclusion(
+        "update_weights_from_ipc",
+        last="0.5.20",
+        reason="as update_weights_from_disk: an in-place weight-update RPC until 0.5.21, broken upstream for "
+        "DFlash, DSpark and NGRAM",
+    ),
+    Exclusion(
+        "update_weights_from_tensor",
+        last="0.5.20",
+        reason="in-place weight-update RPC until 0.5.21; sglang's own multi-layer EAGLE worker lacks it in "
+        "0.5.18-0.5.20 (an upstream defect, docs/findings.md)",
+    ),
+    Exclusion(
+        "forward_batch_generation",
+        keyword="pp_proxy_tensors",
+        reason="passed only on the path without overlap scheduling (and for non-last pipeline stages); "
+        "frozen-KV MTP and Uno do not take it (an upstream defect, docs/findings.md): modelled as the "
+        "capability SupportsPipelineProxy",
+    ),
+    Exclusion(
+        "draft_runner",
+        receiver="built_draft",
+        reason="build_draft_tp_worker sets draft_worker.draft_runner itself, right after construction: any "
+        "object that accepts a new attribute will do, and no protocol can require that",
+    ),
+)
+
+
+def excluded(member: str, release: str, *, receiver: str = "spec_worker", keyword: str | None = None) -> Exclusion | None:
+    """The entry that excludes this use in ``release``, if any."""
+    for entry in EXCLUSIONS:
+        if entry.member == member and entry.receiver == receiver and entry.keyword == keyword and entry.applies_to(release):
+            return entry
+    return None

@@ -1,0 +1,113 @@
+"""The contract of one sglang release, as data: what sglang itself does with a worker.
+
+Read from a release's own source by :mod:`~spec_protocols.gate._contract._extract`
+(never imported, never transcribed by hand). Every use is located (file,
+function, line: lines move by up to a thousand between releases, so a use is
+*identified* by file and function) and classified:
+
+``required``    every algorithm reaches it on the serving path: a worker must have it
+``guarded``     read through ``getattr(w, "x", default)`` / ``hasattr`` (or inside
+                ``if hasattr(...)``): a worker may lack it
+``algorithm``   only under ``spec_algorithm.is_<algo>()`` (or an equivalent
+                algorithm predicate): one algorithm's business
+``isinstance``  only for ``isinstance(w, BaseSpecWorker)`` workers
+``private``     a name with a leading underscore
+``conditional`` on a path a server option selects, or a keyword added only under
+                a condition (``grammar_barrier`` for grammar-overlap algorithms)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["Classification", "Contract", "DefaultNeeds", "Site", "Use", "UseKind"]
+
+UseKind = Literal["read", "call", "write"]
+Classification = Literal["required", "guarded", "algorithm", "isinstance", "private", "conditional"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Site:
+    """Where a use is: the file relative to ``sglang/srt/``, the enclosing
+    ``Class.function`` (or ``function``), and the line in that release."""
+
+    file: str
+    function: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """One read, call or write of a member."""
+
+    member: str
+    #: What the member is used on: ``spec_worker`` (the scheduler's
+    #: ``draft_worker`` / ``model_worker``), ``spec_worker.draft_worker`` /
+    #: ``spec_worker.target_worker`` (the spec worker's own draft or target
+    #: worker, e.g. ``getattr(spec_worker, "draft_worker", None).draft_runner``:
+    #: not a member of the spec worker), ``draft_worker`` and
+    #: ``target_worker`` (inside BaseSpecWorker's defaults), ``self`` (a
+    #: default's own attribute, e.g. ``_draft_worker``), ``built_draft`` (what
+    #: build_draft_tp_worker built).
+    receiver: str
+    kind: UseKind
+    classification: Classification
+    site: Site
+    #: For a call: how many positional arguments, and the keywords passed.
+    positional: int = 0
+    keywords: tuple[str, ...] = ()
+    #: Keywords passed only under a condition (a conditionally built **kwargs).
+    conditional_keywords: tuple[str, ...] = ()
+    #: Why it is not ``required``: the guard's source text, in words.
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultNeeds:
+    """A default of sglang's ``BaseSpecWorker`` and what it needs: a worker
+    that keeps the default (does not override it) inherits these needs."""
+
+    #: The method or property of BaseSpecWorker.
+    method: str
+    #: Its uses of ``self.draft_worker``, ``self.target_worker`` and ``self``.
+    needs: tuple[Use, ...]
+    #: Other ``self.<method>()`` / ``self.<property>`` defaults it relies on
+    #: (their needs are this default's needs too).
+    relies_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """Everything one sglang release asks of a speculative worker and its draft worker."""
+
+    release: str
+    #: Where the source was read (a path, for messages).
+    source: str
+    #: Every use of the spec worker by the scheduler and its components.
+    spec_worker: tuple[Use, ...]
+    #: BaseSpecWorker's defaults and their needs.
+    defaults: tuple[DefaultNeeds, ...]
+    #: The keywords of the call that constructs the spec worker, and where.
+    constructor_keywords: tuple[str, ...]
+    constructor_site: Site | None
+    #: The keywords build_draft_tp_worker passes to draft_worker_cls (None: the
+    #: release has no draft_worker_cls), and where.
+    draft_factory_keywords: tuple[str, ...] | None
+    draft_factory_site: Site | None
+    #: What build_draft_tp_worker does with the object it built.
+    built_draft: tuple[Use, ...] = field(default=())
+
+    def required_members(self) -> frozenset[str]:
+        """The members of the spec worker every algorithm reaches (not those
+        of its own draft or target worker: receiver ``spec_worker`` only)."""
+        return frozenset(
+            u.member for u in self.spec_worker if u.classification == "required" and u.receiver == "spec_worker"
+        )
+
+    def uses_of(self, member: str) -> tuple[Use, ...]:
+        """Every use of one spec-worker member, in file/function order."""
+        return tuple(sorted((u for u in self.spec_worker if u.member == member), key=lambda u: u.site))
+
+    def default(self, method: str) -> DefaultNeeds | None:
+        return next((d for d in self.defaults if d.method == method), None)

@@ -1,0 +1,276 @@
+"""A :class:`~spec_protocols.gate._contract._model.Contract` as JSON (for tools) or Markdown (for people).
+
+Both renderings are pure functions of the contract, so the same release gives
+byte-identical output run after run (the extractor already orders every use by
+site, then member). The JSON carries ``"version": 1``: a consumer refuses a
+version it does not know rather than misreading a changed layout. Its keys are
+sorted, except that each list keeps the contract's own order.
+
+The Markdown page reads top-down as a worker author needs it: what every spec
+worker must have (with the call shapes and where sglang calls them), how the
+scheduler constructs it, what ``build_draft_tp_worker`` passes to and does with
+an injected draft worker class, what ``BaseSpecWorker``'s defaults need from a
+worker that keeps them, and then every other use grouped by why it is not
+required.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Site, Use
+
+__all__ = ["JSON_VERSION", "contract_json", "contract_markdown"]
+
+#: The layout version of :func:`contract_json`.
+JSON_VERSION = 1
+
+#: What each classification means, in the order the page lists them.
+MEANINGS: tuple[tuple[Classification, str], ...] = (
+    ("required", "every algorithm reaches it: a worker must have it"),
+    ("algorithm", "only under an algorithm predicate (`spec_algorithm.is_<algo>()` and the like): one algorithm's business"),
+    ("isinstance", "only for workers that are `isinstance(w, BaseSpecWorker)`"),
+    ("guarded", "read through `getattr(w, name, default)` / `hasattr`, or only where `hasattr` holds: a worker may lack it"),
+    ("private", "a name with a leading underscore"),
+    ("conditional", "on a path a server option selects (not given to a use by the extractor: see conditional keywords)"),
+)
+
+#: The legend's note on keywords passed only under a condition.
+CONDITIONAL_KEYWORDS = (
+    "a keyword in brackets in a call's shape (`(_, on_publish=[, grammar_barrier=])`) is passed only under "
+    "a condition the call does not share, e.g. an algorithm predicate: a worker must accept it, and may "
+    "not rely on it"
+)
+
+
+def _site(site: Site | None) -> dict[str, object] | None:
+    if site is None:
+        return None
+    return {"file": site.file, "function": site.function, "line": site.line}
+
+
+def _use(use: Use) -> dict[str, object]:
+    return {
+        "member": use.member,
+        "receiver": use.receiver,
+        "kind": use.kind,
+        "classification": use.classification,
+        "site": _site(use.site),
+        "positional": use.positional,
+        "keywords": list(use.keywords),
+        "conditional_keywords": list(use.conditional_keywords),
+        "reason": use.reason,
+    }
+
+
+def _default(default: DefaultNeeds) -> dict[str, object]:
+    return {
+        "method": default.method,
+        "needs": [_use(u) for u in default.needs],
+        "relies_on": list(default.relies_on),
+    }
+
+
+def contract_json(contract: Contract) -> str:
+    """The contract as JSON: stable, sorted keys, ending in a newline."""
+    document = {
+        "version": JSON_VERSION,
+        "release": contract.release,
+        "source": contract.source,
+        "required_members": sorted(contract.required_members()),
+        "spec_worker": [_use(u) for u in contract.spec_worker],
+        "constructor": {
+            "keywords": list(contract.constructor_keywords),
+            "site": _site(contract.constructor_site),
+        },
+        "draft_factory": {
+            "keywords": None if contract.draft_factory_keywords is None else list(contract.draft_factory_keywords),
+            "site": _site(contract.draft_factory_site),
+        },
+        "built_draft": [_use(u) for u in contract.built_draft],
+        "defaults": [_default(d) for d in contract.defaults],
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+# -- Markdown ---------------------------------------------------------------------------
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+def _cell(text: str) -> str:
+    """Markdown (code spans included) made safe for one table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _prose(text: str) -> str:
+    """Free text holding source fragments (a reason): Markdown's special
+    characters escaped, so that ``__init__`` or ``**kwargs`` show as written."""
+    for character in "\\`*_<>[]":
+        text = text.replace(character, "\\" + character)
+    return text
+
+
+def _where(site: Site) -> str:
+    return f"{_code(f'{site.file}:{site.line}')} {_code(site.function)}"
+
+
+def _shape(use: Use) -> str:
+    """A call's shape: ``(_, batch_size=)``, conditional keywords in brackets."""
+    if use.kind != "call":
+        return use.kind
+    parts = ["_"] * use.positional + [f"{k}=" for k in use.keywords]
+    text = ", ".join(parts)
+    if use.conditional_keywords:
+        extra = ", ".join(f"{k}=" for k in use.conditional_keywords)
+        text = f"{text}[, {extra}]" if text else f"[{extra}]"
+    return f"({text})"
+
+
+def _shown(use: Use) -> str:
+    """A use's shape for a table cell: a call's in code (``_`` is Markdown emphasis)."""
+    return _code(_shape(use)) if use.kind == "call" else use.kind
+
+
+def _keywords(keywords: Iterable[str]) -> str:
+    listed = ", ".join(_code(k) for k in keywords)
+    return listed or "none"
+
+
+def _required(contract: Contract) -> list[str]:
+    lines = [
+        "## What every spec worker must have",
+        "",
+        "Every algorithm reaches these on the serving path (`required`). A call's shape lists its "
+        "positional arguments as `_` and its keywords; a keyword in brackets is passed only under a "
+        "condition (see its site).",
+        "",
+        "| member | use | sites |",
+        "|---|---|---|",
+    ]
+    required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
+    for member in sorted({u.member for u in required}):
+        uses = [u for u in required if u.member == member]
+        shapes = list(dict.fromkeys(_shown(u) for u in uses))
+        sites = "<br>".join(_where(u.site) for u in uses)
+        lines.append(f"| {_code(member)} | {_cell('; '.join(shapes))} | {sites} |")
+    if not required:
+        lines.append("| (none found) | | |")
+    return lines
+
+
+def _construction(contract: Contract) -> list[str]:
+    lines = ["", "## How the scheduler constructs a spec worker", ""]
+    if contract.constructor_site is None:
+        lines.append("No `...create_worker(...)` call whose result is constructed was found.")
+    else:
+        lines.append(
+            f"The class `spec_algorithm.create_worker(...)` returns is called with keywords "
+            f"{_keywords(contract.constructor_keywords)} ({_where(contract.constructor_site)})."
+        )
+    lines += ["", "## build_draft_tp_worker: an injected draft worker class", ""]
+    if contract.draft_factory_keywords is None:
+        lines.append(
+            "This release's `build_draft_tp_worker` has no `draft_worker_cls` parameter: it builds its "
+            "draft worker itself, so no draft worker class can be injected."
+        )
+    else:
+        where = f" ({_where(contract.draft_factory_site)})" if contract.draft_factory_site else ""
+        lines.append(f"`draft_worker_cls(...)` is called with keywords {_keywords(contract.draft_factory_keywords)}{where}.")
+    if contract.built_draft:
+        verbs = {"read": "reads", "write": "writes", "call": "calls"}
+        done = "; ".join(
+            f"{verbs[u.kind]} {_code('.' + u.member)} ({_code(f'{u.site.file}:{u.site.line}')})" for u in contract.built_draft
+        )
+        lines += ["", f"On the object it builds, it then {done}."]
+    return lines
+
+
+def _need(use: Use) -> str:
+    text = _code(use.member + (_shape(use) if use.kind == "call" else ""))
+    if use.kind == "write":
+        text += " (written)"
+    if use.classification != "required":
+        text += f" ({use.classification}: {_prose(use.reason)})"
+    elif use.reason:
+        text += f" ({_prose(use.reason)})"
+    return text
+
+
+def _defaults(contract: Contract) -> list[str]:
+    lines = [
+        "",
+        "## BaseSpecWorker's defaults and what they need",
+        "",
+        "A worker that subclasses `BaseSpecWorker` and keeps a default (does not override it) "
+        "inherits its needs: members of its `draft_worker` and `target_worker`, its own state, and "
+        "the other defaults it relies on (whose needs are its needs too).",
+        "",
+        "| default | on `draft_worker` | on `target_worker` | own state | relies on |",
+        "|---|---|---|---|---|",
+    ]
+    for default in contract.defaults:
+        columns: list[str] = []
+        for receiver in ("draft_worker", "target_worker", "self"):
+            needs = list(dict.fromkeys(_need(u) for u in default.needs if u.receiver == receiver))
+            columns.append("<br>".join(_cell(n) for n in needs) or "-")
+        relies = ", ".join(_code(r) for r in default.relies_on) or "-"
+        lines.append(f"| {_code(default.method)} | {' | '.join(columns)} | {relies} |")
+    if not contract.defaults:
+        lines.append("| (BaseSpecWorker not found) | | | | |")
+    return lines
+
+
+def _others(contract: Contract) -> list[str]:
+    lines = ["", "## Other uses (not required of every worker)", ""]
+    others = [u for u in contract.spec_worker if u.classification != "required" or u.receiver != "spec_worker"]
+    if not others:
+        return [*lines, "None."]
+    lines.append(
+        "A receiver `spec_worker.draft_worker` is the spec worker's own draft worker "
+        "(e.g. `getattr(spec_worker, \"draft_worker\", None)`): its members are not the spec worker's."
+    )
+    for classification, meaning in MEANINGS:
+        group = [u for u in others if u.classification == classification]
+        if not group:
+            continue
+        lines += [
+            "",
+            f"### {classification}: {meaning}",
+            "",
+            "| member | receiver | use | site | why |",
+            "|---|---|---|---|---|",
+        ]
+        for use in group:
+            lines.append(
+                f"| {_code(use.member)} | {_code(use.receiver)} | {_cell(_shown(use))} | {_where(use.site)} | "
+                f"{_cell(_prose(use.reason)) or '-'} |"
+            )
+    return lines
+
+
+def contract_markdown(contract: Contract) -> str:
+    """The contract as a Markdown page, ending in a newline."""
+    members = sorted(contract.required_members())
+    lines = [
+        f"# The speculative-worker contract of sglang {contract.release}",
+        "",
+        f"Read from the release's own source in `{contract.source}` (parsed, never imported). "
+        f"{len(members)} required member{'s' if len(members) != 1 else ''}: "
+        + (", ".join(_code(m) for m in members) or "none")
+        + ".",
+        "",
+        *_required(contract),
+        *_construction(contract),
+        *_defaults(contract),
+        *_others(contract),
+        "",
+        "## Classifications",
+        "",
+        *(f"- `{c}`: {m}" for c, m in MEANINGS),
+        f"- conditional keywords: {CONDITIONAL_KEYWORDS}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,236 @@
+"""The extractor against the ground truth: a manual study of sglang 0.5.18-0.5.23.
+
+``tests/fixtures/contract/`` holds the study (README.md explains it):
+``uses.json`` lists every use of the spec worker by the scheduler and its
+components, per release, classified; ``base_spec_worker_uses.json`` what each
+``BaseSpecWorker`` method uses. Each release's source is read from
+``/tmp/contract_research/full/<release>`` when that unpacked copy exists (the
+study's own), else fetched with :func:`fetch_release` into a session-scoped
+cache (a fresh machine needs only the package registry). All of this is slow
+(six downloads of ~40 MB on a fresh machine), hence ``@pytest.mark.slow``.
+
+Lines may differ from the study's by a few (it counted a multi-line call at
+another line): a use is matched by file, function, member and kind.
+
+Where the extractor finds more than the study, :data:`KNOWN_EXTRAS` says so
+and why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spec_protocols.gate._contract import Contract, Use, extract_contract, fetch_release, release_of, source_at
+from spec_protocols.gate._model import GateError
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "contract"
+GROUND_TRUTH: dict[str, list[dict[str, Any]]] = json.loads((FIXTURES / "uses.json").read_text(encoding="utf-8"))
+BASE_TRUTH: dict[str, dict[str, Any]] = json.loads((FIXTURES / "base_spec_worker_uses.json").read_text(encoding="utf-8"))
+RELEASES = tuple(GROUND_TRUTH)
+RESEARCH = Path("/tmp/contract_research/full")
+
+#: The study's summary table.
+CONSTRUCTOR = {
+    "0.5.18": ("server_args", "gpu_id", "ps", "nccl_port", "target_worker"),
+    "0.5.19": ("server_args", "gpu_id", "ps", "nccl_port", "target_worker"),
+    "0.5.20": ("server_args", "gpu_id", "ps", "nccl_port", "target_worker"),
+    "0.5.21": ("server_args", "gpu_id", "nccl_port", "target_worker"),
+    "0.5.22": ("server_args", "gpu_id", "nccl_port", "target_worker"),
+    "0.5.23": ("server_args", "gpu_id", "nccl_port", "target_worker"),
+}
+_OLD_FACTORY = ("server_args", "gpu_id", "ps", "nccl_port", "is_draft_worker", "context_length", "draft_attention_backend")
+_NEW_FACTORY = (
+    "server_args",
+    "gpu_id",
+    "nccl_port",
+    "is_draft_worker",
+    "random_seed",
+    "load_group",
+    "context_length",
+    "draft_attention_backend",
+)
+FACTORY: dict[str, tuple[str, ...] | None] = {
+    "0.5.18": None,  # no draft_worker_cls yet: it builds TpModelWorker itself
+    "0.5.19": _OLD_FACTORY,
+    "0.5.20": _OLD_FACTORY,
+    "0.5.21": tuple(k for k in _NEW_FACTORY if k != "load_group"),
+    "0.5.22": _NEW_FACTORY,
+    "0.5.23": _NEW_FACTORY,
+}
+
+#: Uses the extractor finds that the study does not list, by (file, function,
+#: member, receiver). 0.5.18's ``init_disaggregation`` reads
+#: ``self.draft_worker.draft_worker.draft_runner``: the study records the
+#: outer ``draft_worker`` read (its note quotes the whole chain) but not the
+#: inner draft worker's ``draft_runner``, which it does list where the same
+#: inner worker is read through ``getattr`` (metrics_reporter). The extractor
+#: records both, consistently.
+KNOWN_EXTRAS: dict[str, set[tuple[str, str, str, str]]] = {
+    "0.5.18": {("managers/scheduler.py", "Scheduler.init_disaggregation", "draft_runner", "spec_worker.draft_worker")},
+}
+
+
+@pytest.fixture(scope="session")
+def contract_of(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Contract]]:
+    cache = tmp_path_factory.mktemp("sglang-releases")
+    made: dict[str, Contract] = {}
+
+    def get(release: str) -> Contract:
+        if release not in made:
+            local = RESEARCH / release
+            if (local / "sglang").is_dir():
+                source = source_at(local)
+            else:
+                try:
+                    source = fetch_release(release, cache)
+                except GateError as exc:
+                    pytest.skip(f"sglang {release} is not available here: {exc}")
+            assert release_of(source.root) == release == source.release
+            made[release] = extract_contract(source)
+        return made[release]
+
+    yield get
+    # The contracts are in memory; the unpacked releases (~65 MB each) are not needed.
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+def _file(use: dict[str, Any]) -> str:
+    return str(use["file"]).removeprefix("sglang/srt/")
+
+
+def _kind(use: dict[str, Any]) -> str:
+    return "call" if use["kind"] == "call" else "read"
+
+
+def _mine(contract: Contract, truth: dict[str, Any]) -> list[Use]:
+    return [
+        u
+        for u in contract.spec_worker
+        if (u.site.file, u.site.function, u.member, u.kind) == (_file(truth), truth["function"], truth["member"], _kind(truth))
+    ]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_required_members(release: str, contract_of: Callable[[str], Contract]) -> None:
+    expected = {u["member"] for u in GROUND_TRUTH[release] if u["class"] == "required"}
+    assert contract_of(release).required_members() == expected
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_constructor_keywords(release: str, contract_of: Callable[[str], Contract]) -> None:
+    contract = contract_of(release)
+    assert contract.constructor_keywords == CONSTRUCTOR[release]
+    assert contract.constructor_site is not None
+    assert (contract.constructor_site.file, contract.constructor_site.function) == (
+        "managers/scheduler.py",
+        "Scheduler.maybe_init_draft_worker",
+    )
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_draft_factory_keywords_and_what_it_does_with_the_draft(release: str, contract_of: Callable[[str], Contract]) -> None:
+    contract = contract_of(release)
+    assert contract.draft_factory_keywords == FACTORY[release]
+    if FACTORY[release] is None:
+        assert contract.draft_factory_site is None
+    else:
+        assert contract.draft_factory_site is not None
+        site = contract.draft_factory_site
+        assert (site.file, site.function) == ("speculative/draft_worker_common.py", "build_draft_tp_worker")
+    assert [(u.member, u.kind, u.receiver, u.classification) for u in contract.built_draft] == [
+        ("model_runner", "read", "built_draft", "required"),
+        ("draft_runner", "write", "built_draft", "required"),
+    ]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_use_of_the_ground_truth_is_found_and_classified_alike(
+    release: str, contract_of: Callable[[str], Contract]
+) -> None:
+    contract = contract_of(release)
+    problems: list[str] = []
+    for truth in GROUND_TRUTH[release]:
+        where = f"{truth['member']} at {_file(truth)}:{truth['line']} {truth['function']} ({truth['class']})"
+        mine = _mine(contract, truth)
+        if not mine:
+            problems.append(f"missing: {where}")
+            continue
+        if truth["class"] not in {u.classification for u in mine}:
+            problems.append(f"classified {sorted({u.classification for u in mine})}: {where}")
+        if min(abs(u.site.line - truth["line"]) for u in mine) > 3:
+            problems.append(f"at lines {[u.site.line for u in mine]}: {where}")
+        if truth["kind"] == "call" and truth["class"] == "required":
+            shape = (len(truth["args"]), tuple(truth["keywords"]), tuple(truth.get("conditional_keywords", {})))
+            if shape not in {(u.positional, u.keywords, u.conditional_keywords) for u in mine}:
+                problems.append(f"call shape {[(u.positional, u.keywords, u.conditional_keywords) for u in mine]} != {shape}: {where}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_nothing_beyond_the_ground_truth_but_the_known_extras(release: str, contract_of: Callable[[str], Contract]) -> None:
+    known = {(_file(u), u["function"], u["member"]) for u in GROUND_TRUTH[release]}
+    extras = {
+        (u.site.file, u.site.function, u.member, u.receiver)
+        for u in contract_of(release).spec_worker
+        if (u.site.file, u.site.function, u.member) not in known
+    }
+    assert extras == KNOWN_EXTRAS.get(release, set())
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_base_spec_worker_defaults(release: str, contract_of: Callable[[str], Contract]) -> None:
+    contract = contract_of(release)
+
+    def needs(method: str) -> set[tuple[str, str, str]]:
+        default = contract.default(method)
+        assert default is not None, method
+        return {(u.receiver, u.member, u.classification) for u in default.needs}
+
+    if release >= "0.5.21":
+        assert ("draft_worker", "draft_runners", "required") in needs("weight_update_runners")
+    else:
+        assert contract.default("weight_update_runners") is None
+        assert ("draft_worker", "draft_runners", "required") in needs("update_weights_from_disk")
+    assert needs("draft_worker") == {("self", "_draft_worker", "private")}
+    assert needs("target_worker") == {("self", "_target_worker", "private")}
+    runners = needs("_draft_model_runners")
+    assert {("draft_worker", "draft_runners", "required"), ("draft_worker", "model_runner", "algorithm")} <= runners
+    primary = contract.default("primary_draft_kv_pool")
+    assert primary is not None and "_draft_model_runners" in primary.relies_on
+    plan = contract.default("init_hicache_draft_plan")
+    assert plan is not None and "_build_hicache_draft_plan" in plan.relies_on
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_base_spec_worker_defaults_match_the_study(release: str, contract_of: Callable[[str], Contract]) -> None:
+    """Per method: the members read on draft_worker / target_worker and the
+    private state read on self, as the study lists them."""
+    contract = contract_of(release)
+    study = BASE_TRUTH[release]["BaseSpecWorker"]
+    methods = {name for name in study if not name.startswith("<")}
+    assert {d.method for d in contract.defaults} == methods
+    problems: list[str] = []
+    for method in sorted(methods):
+        expected: set[tuple[str, str]] = set()
+        for use in study[method]["uses"]:
+            parts = re.sub(r"\(.*", "", use["expr"]).split(".")
+            if parts[0] != "self":
+                continue  # a getattr on something else (the study's "tr(...)" rows)
+            if parts[1] in ("draft_worker", "target_worker") and len(parts) > 2:
+                expected.add((parts[1], parts[2]))
+            elif len(parts) == 2 and parts[1].startswith("_") and use["kind"] == "read" and parts[1] not in methods:
+                expected.add(("self", parts[1]))
+        default = contract.default(method)
+        found = {(u.receiver, u.member) for u in default.needs} if default else set()
+        if found != expected:
+            problems.append(f"{method}: study {sorted(expected)}, extracted {sorted(found)}")
+    assert not problems, "\n".join(problems)
