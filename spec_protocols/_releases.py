@@ -11,8 +11,8 @@ Both checkers evaluate such branches once told which constant holds:
 mypy with ``always_true = SGLANG_0_5_21`` and ``always_false`` for the others,
 pyright with ``"defineConstant": {"SGLANG_0_5_21": true, ...}``. Told
 nothing, they analyse the branch and keep the member: the default is the
-newest release. (``spec-protocols contract --pin RELEASE`` prints both
-configurations; the gate sets them itself for the release it checks.)
+newest release. (``spec-protocols pin RELEASE`` prints both configurations; the gate sets
+them itself for the release it checks.)
 
 At runtime the constants are ``False`` (no pin): ``isinstance`` and
 ``verify_conformance`` use the newest release's members, and the gate's
@@ -43,6 +43,8 @@ __all__ = [
     "branch_holds",
     "constant_name",
     "pin_constants",
+    "pinned_release",
+    "release_key",
 ]
 
 #: The sglang releases the protocols describe, oldest first: every release
@@ -64,6 +66,27 @@ SGLANG_0_5_23: bool = False
 def constant_name(release: str) -> str:
     """``"0.5.21"`` -> ``"SGLANG_0_5_21"``."""
     return "SGLANG_" + release.replace(".", "_")
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """``"0.5.23.post1"`` -> ``(0, 5, 23)``: the release's first three numbers, for ordering."""
+    numbers: list[int] = []
+    for part in release.split(".")[:3]:
+        digits = ""
+        for char in part:
+            if not char.isdigit():
+                break
+            digits += char
+        numbers.append(int(digits or 0))
+    return tuple(numbers)
+
+
+def pinned_release(release: str) -> str | None:
+    """The supported release that ``release`` pins the protocols to: itself,
+    or the supported release of which it is a pre- or post-release
+    (``0.5.23.post1`` -> ``0.5.23``); ``None`` outside the supported range."""
+    key = release_key(release)
+    return next((r for r in SUPPORTED_RELEASES if release_key(r) == key), None)
 
 
 def pin_constants(release: str) -> dict[str, bool]:

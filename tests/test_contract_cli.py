@@ -79,13 +79,13 @@ def test_markdown_to_a_file(capsys: pytest.CaptureFixture[str], release: Path, t
 def test_the_installed_sglang_by_default(
     capsys: pytest.CaptureFixture[str], release: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(contract_room, "installed_source", lambda: SglangSource(release, "7.7.7", "installed"))
+    monkeypatch.setattr(_source, "installed_source", lambda: SglangSource(release, "7.7.7", "installed"))
     code, out, _ = run(capsys, "contract")
     assert code == 0 and json.loads(out)["release"] == "7.7.7"
 
 
 def test_no_installed_sglang(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(contract_room, "installed_source", lambda: None)
+    monkeypatch.setattr(_source, "installed_source", lambda: None)
     code, out, err = run(capsys, "contract")
     assert (code, out) == (2, "")
     assert err.startswith("spec-protocols: error: no sglang is installed") and err.count("\n") == 1
@@ -98,7 +98,7 @@ def test_a_release_is_fetched(capsys: pytest.CaptureFixture[str], release: Path,
         asked.append(name)
         return SglangSource(release, name, "fetched")
 
-    monkeypatch.setattr(contract_room, "fetch_release", fetch)
+    monkeypatch.setattr(_source, "fetch_release", fetch)
     code, out, _ = run(capsys, "contract", "--sglang", "0.5.21")
     assert code == 0 and asked == ["0.5.21"] and json.loads(out)["release"] == "0.5.21"
 
@@ -120,7 +120,7 @@ def test_a_bad_sglang_value_exits_2_with_one_line(
     def no_fetch(name: str, cache_dir: Path | None = None) -> SglangSource:
         raise AssertionError("nothing is fetched for a value that is not a release")
 
-    monkeypatch.setattr(contract_room, "fetch_release", no_fetch)
+    monkeypatch.setattr(_source, "fetch_release", no_fetch)
     code, out, err = run(capsys, "contract", "--sglang", value)
     assert (code, out) == (2, "")
     assert err.startswith("spec-protocols: error: ") and err.count("\n") == 1 and "Traceback" not in err

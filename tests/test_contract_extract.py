@@ -3,11 +3,10 @@
 ``tests/fixtures/contract/`` holds the study (README.md explains it):
 ``uses.json`` lists every use of the spec worker by the scheduler and its
 components, per release, classified; ``base_spec_worker_uses.json`` what each
-``BaseSpecWorker`` method uses. Each release's source is read from
-``/tmp/contract_research/full/<release>`` when that unpacked copy exists (the
-study's own), else fetched with :func:`fetch_release` into a session-scoped
-cache (a fresh machine needs only the package registry). All of this is slow
-(six downloads of ~40 MB on a fresh machine), hence ``@pytest.mark.slow``.
+``BaseSpecWorker`` method uses. Each release's source is fetched once into the
+gate's cache (the ``sglang_release`` fixture; a fresh machine needs only the
+package registry). All of this is slow (six downloads of ~40 MB on a fresh
+machine), hence ``@pytest.mark.slow``.
 
 Lines may differ from the study's by a few (it counted a multi-line call at
 another line): a use is matched by file, function, member and kind.
@@ -20,15 +19,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from spec_protocols.gate._contract import Contract, Use, extract_contract, fetch_release, release_of, source_at
-from spec_protocols.gate._model import GateError
+from spec_protocols.gate._contract import Contract, SglangSource, Use, extract_contract, release_of
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +33,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "contract"
 GROUND_TRUTH: dict[str, list[dict[str, Any]]] = json.loads((FIXTURES / "uses.json").read_text(encoding="utf-8"))
 BASE_TRUTH: dict[str, dict[str, Any]] = json.loads((FIXTURES / "base_spec_worker_uses.json").read_text(encoding="utf-8"))
 RELEASES = tuple(GROUND_TRUTH)
-RESEARCH = Path("/tmp/contract_research/full")
 
 #: The study's summary table.
 CONSTRUCTOR = {
@@ -80,27 +76,17 @@ KNOWN_EXTRAS: dict[str, set[tuple[str, str, str, str]]] = {
 
 
 @pytest.fixture(scope="session")
-def contract_of(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Contract]]:
-    cache = tmp_path_factory.mktemp("sglang-releases")
+def contract_of(sglang_release: Callable[[str], SglangSource]) -> Callable[[str], Contract]:
     made: dict[str, Contract] = {}
 
     def get(release: str) -> Contract:
         if release not in made:
-            local = RESEARCH / release
-            if (local / "sglang").is_dir():
-                source = source_at(local)
-            else:
-                try:
-                    source = fetch_release(release, cache)
-                except GateError as exc:
-                    pytest.skip(f"sglang {release} is not available here: {exc}")
+            source = sglang_release(release)
             assert release_of(source.root) == release == source.release
             made[release] = extract_contract(source)
         return made[release]
 
-    yield get
-    # The contracts are in memory; the unpacked releases (~65 MB each) are not needed.
-    shutil.rmtree(cache, ignore_errors=True)
+    return get
 
 
 def _file(use: dict[str, Any]) -> str:

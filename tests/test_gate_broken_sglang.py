@@ -1,11 +1,16 @@
-"""The broken-sglang corpus (issue 4, item 3; issue 5, item 6).
+"""The broken-sglang corpus (issue 4, item 3; issue 5, item 6; issue 12, item 7).
 
-Each case patches a *copy* of the installed sglang in a temporary directory --
-directories are real, files are symlinks to the installed files except the
-patched ones, which are real copies with one text replacement -- and runs the
-gate with that copy first on the import path. The gate must exit 1 and the
-JSON must name the broken class and member with a ``fail`` from BOTH mypy and
-pyright. The installed package is never touched.
+Each case patches a *copy* of an sglang release in a temporary directory --
+directories are real, files are symlinks to the originals except the patched
+ones, which are real copies with one text replacement -- and runs the gate on
+that copy. The gate must exit 1 and the JSON must name the broken class and
+member with a ``fail`` from BOTH mypy and pyright. The original is never touched.
+
+Two releases: the installed sglang (0.5.23; the copy goes first on the import
+path, as a developer's patched checkout would) and 0.5.21, fetched into the
+gate's cache and checked with ``--sglang COPY`` (the contract of 0.5.21, read
+from the copy). A case runs on the releases that have what it breaks
+(``Case.since``).
 
 Cases touching different classes share one gate run (``corpus_run``); the
 base-class case (f) changes every worker, so it gets its own run.
@@ -17,11 +22,15 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from spec_protocols._releases import release_key
+from spec_protocols.gate._contract import SglangSource
 
 sglang = pytest.importorskip("sglang")
 
@@ -47,6 +56,8 @@ class Case:
     protocol: str
     member: str  # the member the JSON problem must name
     patches: tuple[Patch, ...]
+    #: The first release that has what the case breaks.
+    since: str = "0.5.19"
 
 
 BADDRAFT = '''
@@ -92,6 +103,7 @@ CASES: tuple[Case, ...] = (
                 "        pp_proxy_tensors=None,\n        *,\n        required_extra_flag,\n    ):",
             ),
         ),
+        since="0.5.21",
     ),
     Case(
         "c_property_to_method",
@@ -106,6 +118,7 @@ CASES: tuple[Case, ...] = (
                 "    def draft_parallel_layout(self):",
             ),
         ),
+        since="0.5.23",
     ),
     Case(
         "d_sync_to_async",
@@ -122,6 +135,7 @@ CASES: tuple[Case, ...] = (
         "SpecWorker",
         "forward_batch_generation",
         (Patch(f"{SPEC}/uno_worker_v2.py", "def forward_batch_generation(", "def forward_batch_generation_renamed("),),
+        since="0.5.20",
     ),
     Case(
         "g_injected_bad_constructor",
@@ -187,8 +201,8 @@ BASE_CASE = Case(
     ),
 )
 
-#: Spec workers that define on_verify_complete_cpu themselves in 0.5.23 (EAGLE,
-#: and the two that subclass it, and NGRAM).
+#: Spec workers that define on_verify_complete_cpu themselves (EAGLE, the two
+#: that subclass it, and NGRAM; the same in 0.5.21 to 0.5.23).
 OVERRIDES_ON_VERIFY_COMPLETE_CPU = {
     "sglang.srt.speculative.eagle_worker_v2.EAGLEWorkerV2",
     "sglang.srt.speculative.standalone_worker_v2.StandaloneWorkerV2",
@@ -196,10 +210,32 @@ OVERRIDES_ON_VERIFY_COMPLETE_CPU = {
     "sglang.srt.speculative.ngram_worker.NGRAMWorker",
 }
 
+#: The releases the corpus runs on: the installed one, and one fetched.
+INSTALLED = str(sglang.__version__)
+FETCHED = "0.5.21"
+RELEASES = (INSTALLED, FETCHED)
+
 GATE_ARGS = ["check", "sglang.srt.speculative", "--checker", "mypy", "--checker", "pyright", "--format", "json", "--no-timings"]
 
-#: case key -> {checker: verdict}, filled as the tests run; printed at the end.
-DETECTION: dict[str, dict[str, str]] = {}
+#: (release, case key) -> {checker: verdict}, filled as the tests run; printed at the end.
+DETECTION: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def _applies(case: Case, release: str) -> bool:
+    return release_key(case.since) <= release_key(release)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each test on each release; a case only on the releases that have what it breaks."""
+    if "release" not in metafunc.fixturenames:
+        return
+    if "case" in metafunc.fixturenames:
+        pairs = [(r, c) for r in RELEASES for c in CASES if _applies(c, r)]
+        metafunc.parametrize(
+            ("release", "case"), pairs, ids=[f"{r}-{c.key}" for r, c in pairs], indirect=["release"], scope="module"
+        )
+    else:
+        metafunc.parametrize("release", RELEASES, indirect=True, scope="module")
 
 
 @dataclass
@@ -213,30 +249,48 @@ class GateRun:
         assert self.data is not None, self.stderr
         for item in self.data["results"]:
             if item["target"] == target and item["protocol"] == protocol:
-                return item
+                found: dict[str, Any] = item
+                return found
         raise AssertionError(f"no result for {target} / {protocol}; got {[r['target'] for r in self.data['results']]}")
 
 
-def _copy_tree(dest: Path) -> Path:
-    """Mirror the installed sglang under dest/sglang: real directories, symlinked files."""
+def _copy_tree(dest: Path, package: Path) -> Path:
+    """Mirror the sglang package at ``package`` under dest/sglang: real directories, symlinked files."""
     root = dest / "sglang"
-    for dirpath, dirnames, filenames in os.walk(SGLANG_DIR):
+    for dirpath, dirnames, filenames in os.walk(package):
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        rel = Path(dirpath).relative_to(SGLANG_DIR)
+        rel = Path(dirpath).relative_to(package)
         (root / rel).mkdir(parents=True, exist_ok=True)
         for name in filenames:
             (root / rel / name).symlink_to(Path(dirpath) / name)
     return dest
 
 
-def _apply(tree: Path, patches: tuple[Patch, ...]) -> None:
+def _apply(tree: Path, patches: tuple[Patch, ...], release: str) -> None:
     for patch in patches:
         path = tree / patch.file
         text = path.read_text(encoding="utf-8")
-        assert text.count(patch.old) >= patch.count, f"{patch.file}: {patch.old!r} not found in sglang {sglang.__version__}"
+        assert text.count(patch.old) >= patch.count, f"{patch.file}: {patch.old!r} not found in sglang {release}"
         text = text.replace(patch.old, patch.new, patch.count)
         path.unlink()  # replace the symlink with a real file, never write through it
         path.write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release the corpus runs on: its version and its sglang package folder."""
+
+    version: str
+    package: Path
+    installed: bool
+
+
+@pytest.fixture(scope="module")
+def release(request: pytest.FixtureRequest, sglang_release: Callable[[str], SglangSource]) -> Release:
+    version: str = request.param
+    if version == INSTALLED:
+        return Release(version, SGLANG_DIR, installed=True)
+    return Release(version, sglang_release(version).root / "sglang", installed=False)
 
 
 @pytest.fixture(scope="session")
@@ -247,20 +301,26 @@ def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def make_copy(tmp_path_factory: pytest.TempPathFactory):
-    def make(name: str, patches: tuple[Patch, ...] = ()) -> Path:
-        tree = _copy_tree(tmp_path_factory.mktemp(name))
-        _apply(tree, patches)
+def make_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Release, tuple[Patch, ...]], Path]:
+    def make(name: str, release: Release, patches: tuple[Patch, ...] = ()) -> Path:
+        tree = _copy_tree(tmp_path_factory.mktemp(f"{name}-{release.version}"), release.package)
+        _apply(tree, patches, release.version)
         return tree
 
     return make
 
 
-def run_gate_on(tree: Path, env: dict[str, str]) -> GateRun:
+def run_gate_on(tree: Path, release: Release, env: dict[str, str]) -> GateRun:
+    """The gate on a copy: first on the import path for the installed release
+    (as a patched checkout would be), ``--sglang COPY`` for a fetched one."""
     run_env = dict(env)
-    run_env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
+    args = list(GATE_ARGS)
+    if release.installed:
+        run_env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
+    else:
+        args += ["--sglang", str(tree)]
     proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate._cli", *GATE_ARGS],
+        [sys.executable, "-m", "spec_protocols.gate._cli", *args],
         cwd=tree,
         env=run_env,
         capture_output=True,
@@ -276,47 +336,48 @@ def run_gate_on(tree: Path, env: dict[str, str]) -> GateRun:
 
 
 @pytest.fixture(scope="module")
-def clean_run(make_copy, gate_env) -> tuple[Path, GateRun]:
-    tree = make_copy("sglang-clean")
-    return tree, run_gate_on(tree, gate_env)
+def clean_run(make_copy: Callable[..., Path], gate_env: dict[str, str], release: Release) -> tuple[Path, GateRun]:
+    tree = make_copy("sglang-clean", release)
+    return tree, run_gate_on(tree, release, gate_env)
 
 
 @pytest.fixture(scope="module")
-def corpus_run(make_copy, gate_env) -> GateRun:
-    patches = tuple(p for case in CASES for p in case.patches)
-    return run_gate_on(make_copy("sglang-broken", patches), gate_env)
+def corpus_run(make_copy: Callable[..., Path], gate_env: dict[str, str], release: Release) -> GateRun:
+    patches = tuple(p for case in CASES if _applies(case, release.version) for p in case.patches)
+    return run_gate_on(make_copy("sglang-broken", release, patches), release, gate_env)
 
 
 @pytest.fixture(scope="module")
-def base_run(make_copy, gate_env) -> GateRun:
-    return run_gate_on(make_copy("sglang-base-broken", BASE_CASE.patches), gate_env)
+def base_run(make_copy: Callable[..., Path], gate_env: dict[str, str], release: Release) -> GateRun:
+    return run_gate_on(make_copy("sglang-base-broken", release, BASE_CASE.patches), release, gate_env)
 
 
-def test_copy_is_a_mirror(clean_run: tuple[Path, GateRun]) -> None:
+def test_copy_is_a_mirror(clean_run: tuple[Path, GateRun], release: Release) -> None:
     tree, _ = clean_run
     link = tree / SPEC / "ngram_worker.py"
-    assert link.is_symlink() and link.resolve() == (SGLANG_DIR / "srt/speculative/ngram_worker.py")
+    assert link.is_symlink() and link.resolve() == (release.package / "srt/speculative/ngram_worker.py").resolve()
 
 
-def test_unpatched_copy_passes(clean_run: tuple[Path, GateRun]) -> None:
+def test_unpatched_copy_passes(clean_run: tuple[Path, GateRun], release: Release) -> None:
     tree, run = clean_run
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert run.data is not None
+    assert run.data["sglang"]["release"] == release.version
     targets = {r["target"] for r in run.data["results"]}
     for case in CASES:
-        if not case.target.endswith(("BadDraft", "AbstractDraft")):
+        if _applies(case, release.version) and not case.target.endswith(("BadDraft", "AbstractDraft")):
             assert case.target in targets
     for item in run.data["results"]:
         assert item["checkers"] == {"mypy": "pass", "pyright": "pass"}, item
-        # The copy, not the installed package, is what was checked.
+        # The copy, not the original package, is what was checked.
         for problem in item["problems"]:
             assert str(tree) in (problem.get("file") or str(tree))
 
 
-def _assert_detected(run: GateRun, case: Case) -> None:
+def _assert_detected(run: GateRun, case: Case, release: str) -> None:
     assert run.returncode == 1, run.stderr[-2000:]
     item = run.result(case.target, case.protocol)
-    DETECTION[case.key] = dict(item["checkers"])
+    DETECTION[(release, case.key)] = dict(item["checkers"])
     assert item["verdict"] == "fail", item
     assert item["checkers"]["mypy"] == "fail", item
     assert item["checkers"]["pyright"] == "fail", item
@@ -325,12 +386,11 @@ def _assert_detected(run: GateRun, case: Case) -> None:
         assert case.member in members, (checker, item["problems"])
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.key for c in CASES])
-def test_broken_copy_fails(corpus_run: GateRun, case: Case) -> None:
-    _assert_detected(corpus_run, case)
+def test_broken_copy_fails(corpus_run: GateRun, case: Case, release: Release) -> None:
+    _assert_detected(corpus_run, case, release.version)
 
 
-def test_base_default_removed(base_run: GateRun) -> None:
+def test_base_default_removed(base_run: GateRun, release: Release) -> None:
     assert base_run.returncode == 1, base_run.stderr[-2000:]
     assert base_run.data is not None
     spec_workers = [r for r in base_run.data["results"] if r["protocol"] == "SpecWorker"]
@@ -346,16 +406,17 @@ def test_base_default_removed(base_run: GateRun) -> None:
         for checker in ("mypy", "pyright"):
             members = {p["member"] for p in item["problems"] if p["checker"] == checker}
             assert members == {"on_verify_complete_cpu"}, (checker, item["problems"])
-    DETECTION[BASE_CASE.key] = {
-        "mypy": "fail" if all(v["mypy"] == "fail" for t, v in table.items() if t not in OVERRIDES_ON_VERIFY_COMPLETE_CPU) else "pass",
-        "pyright": "fail" if all(v["pyright"] == "fail" for t, v in table.items() if t not in OVERRIDES_ON_VERIFY_COMPLETE_CPU) else "pass",
+    failing = [v for t, v in table.items() if t not in OVERRIDES_ON_VERIFY_COMPLETE_CPU]
+    DETECTION[(release.version, BASE_CASE.key)] = {
+        checker: "fail" if all(v[checker] == "fail" for v in failing) else "pass" for checker in ("mypy", "pyright")
     }
 
 
 def test_print_detection_table(capsys: pytest.CaptureFixture[str]) -> None:
-    """Runs last in this module: the case x checker table (pytest -s shows it)."""
-    rows = [f"{'case':36} {'mypy':8} pyright"]
-    for key in sorted(DETECTION):
-        rows.append(f"{key:36} {DETECTION[key].get('mypy', '?'):8} {DETECTION[key].get('pyright', '?')}")
+    """Runs last in this module: the (release, case) x checker table (pytest -s shows it)."""
+    rows = [f"{'release':8} {'case':36} {'mypy':8} pyright"]
+    for release, key in sorted(DETECTION):
+        verdicts = DETECTION[(release, key)]
+        rows.append(f"{release:8} {key:36} {verdicts.get('mypy', '?'):8} {verdicts.get('pyright', '?')}")
     with capsys.disabled():
         print("\n" + "\n".join(rows))

@@ -32,6 +32,8 @@ from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 class {name}(BaseSpecWorker):
     def __init__(self, server_args, gpu_id, nccl_port, target_worker):
         super().__init__()
+        self._target_worker = target_worker
+        self._draft_worker = None
 
     def forward_batch_generation(self, batch, on_publish=None):
         raise NotImplementedError
@@ -216,9 +218,10 @@ class FakeGate:
         baseline: Path | None = None,
         timeout: float = 600.0,
         allow_import: bool = True,
+        sglang: str | None = None,
     ) -> GateReport:
         chosen = tuple(c for c in CHECKER_NAMES if c in checkers)
-        self.calls.append({"checkers": chosen, "baseline": baseline})
+        self.calls.append({"checkers": chosen, "baseline": baseline, "sglang": sglang})
         verdicts = {"runtime": Verdict.FAIL, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
         problems = [p for p in (FAKE_ABSTRACT, FAKE_STEP) if p.checker in chosen]
         results = [

@@ -121,7 +121,7 @@ def test_include_timings_false_drops_all_timing(fmt: str) -> None:
 
 def test_json_shape_and_order() -> None:
     doc = json.loads(render_json(REPORT))
-    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "notes", "timings"]
+    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "sglang", "notes", "timings"]
     assert doc["version"] == 1
     assert doc["checkers"] == ["runtime", "mypy", "pyright"]
     assert doc["summary"] == {"total": 3, "pass": 1, "fail": 1, "unverified": 1, "baselined": 0}
@@ -167,7 +167,7 @@ def test_json_problems_sorted_by_checker_member_line_message() -> None:
 def test_json_without_timings_has_no_timings_key() -> None:
     doc = json.loads(render_json(REPORT, include_timings=False))
     assert "timings" not in doc
-    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "notes"]
+    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "sglang", "notes"]
 
 
 # -- text -------------------------------------------------------------------

@@ -44,6 +44,17 @@ verdicts (per class and protocol, per checker):
   skipped     the runtime checker could not import the module (e.g. it needs
               CUDA); the static checkers still decide
 
+which sglang release (see also `spec-protocols contract --help`):
+  The checks are that release's: the members its scheduler calls, the keywords
+  it builds workers with, what BaseSpecWorker's defaults need of a draft
+  worker, all read from its own source (0.5.19 to 0.5.23 supported; another
+  release is checked against its own source, with a note).
+  (no --sglang)      the installed sglang, if any; else the newest supported
+                     release's protocols
+  --sglang 0.5.21    that release, fetched (pip download --no-deps) into the
+                     cache once, never installed; mypy and pyright only
+  --sglang PATH      the source tree at PATH (a folder holding sglang/)
+
 The runtime checker IMPORTS the target, running its module-level code. For
 untrusted code use --no-import (or --checker mypy --checker pyright): static
 discovery and the static checkers never import or run the target.
@@ -65,6 +76,7 @@ baselines (see docs/verdicts.md):
 examples:
   spec-protocols check
   spec-protocols check my_plugin --format github
+  spec-protocols check my_plugin --sglang 0.5.21     (no sglang install needed)
   spec-protocols check plugin.py --no-import --format junit > report.xml
   spec-protocols check --write-baseline known.json --reason "upstream #123"
 """
@@ -106,6 +118,21 @@ examples:
 """
 
 
+_PIN_EPILOG = """\
+why:
+  SpecWorker's members differ between releases (prewarm_sampling from 0.5.20,
+  weight_update_runners from 0.5.21, draft_parallel_layout and draft_swa_window
+  from 0.5.23). spec_protocols writes them under branches on named constants,
+  SGLANG_0_5_19 ... SGLANG_0_5_23, as typeshed writes sys.version_info branches;
+  mypy's always_true/always_false and pyright's defineConstant evaluate them.
+  The gate sets these itself for the release it checks.
+
+examples:
+  spec-protocols pin 0.5.21 >> mypy.ini      (then merge the pyright part)
+  spec-protocols pin 0.5.21 --format pyproject
+"""
+
+
 _MAIN_EPILOG = """\
 start here:
   spec-protocols check                  check the installed sglang's workers
@@ -113,6 +140,7 @@ start here:
   spec-protocols explain SpecWorker     what a worker must provide, and where sglang calls it
   spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
   spec-protocols contract --sglang 0.5.21  what that sglang release asks of a worker, from its source
+  spec-protocols pin 0.5.21             mypy/pyright settings for code that targets that release
 
 `spec-protocols check --help` explains targets, verdicts and exit codes.
 """
@@ -153,6 +181,12 @@ def _build_parser() -> argparse.ArgumentParser:
         dest="checkers",
         metavar="NAME",
         help=f"run only this checker; repeatable ({', '.join(CHECKER_NAMES)}; default: all three)",
+    )
+    check.add_argument(
+        "--sglang",
+        metavar="RELEASE|PATH",
+        help="check against this sglang release (fetched into the cache) or source tree, without installing it; "
+        "static checkers only (default: the installed sglang)",
     )
     check.add_argument("--no-import", action="store_true", help="never import the target: static checkers only")
     check.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
@@ -206,6 +240,23 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     contract.add_argument("--format", choices=["json", "markdown"], default="json", help="output format (default: json)")
     contract.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the contract to FILE instead of stdout")
+
+    pin = sub.add_parser(
+        "pin",
+        help="print the mypy and pyright settings that pin the protocols to one sglang release",
+        description="Print the settings with which plain mypy and pyright (your IDE, your CI) read the "
+        "protocols as one supported sglang release asks them. Without them, both read the newest supported "
+        "release's.",
+        epilog=_PIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    pin.add_argument("release", metavar="RELEASE", help="a supported sglang release, e.g. 0.5.21")
+    pin.add_argument(
+        "--format",
+        choices=["ini", "pyproject"],
+        default="ini",
+        help="ini: mypy.ini + pyrightconfig.json; pyproject: [tool.mypy] + [tool.pyright] (default: ini)",
+    )
 
     new = sub.add_parser(
         "new",
@@ -266,6 +317,7 @@ def _check(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         timeout=args.timeout,
         allow_import=not args.no_import,
+        sglang=args.sglang,
     )
     unused: tuple[BaselineEntry, ...] = ()
     if baseline is not None and not args.ignore_unused_baseline and not args.write_baseline:
@@ -297,33 +349,51 @@ def _check(args: argparse.Namespace) -> int:
 
 def _contract(args: argparse.Namespace) -> int:
     """Extract a release's contract and write it (``spec-protocols contract``)."""
-    from spec_protocols.gate._contract import (
-        contract_json,
-        contract_markdown,
-        extract_contract,
-        fetch_release,
-        installed_source,
-        source_at,
-    )
-    from spec_protocols.gate._contract._source import is_release
+    from spec_protocols.gate._contract import contract_json, contract_markdown, extract_contract, resolve_sglang
 
-    given: str | None = args.sglang
-    if given is None:
-        source = installed_source()
-        if source is None:
-            raise GateError("no sglang is installed: name a release (--sglang 0.5.23) or a path (--sglang DIR)")
-    elif Path(given).expanduser().exists():
-        source = source_at(given)
-    elif is_release(given):
-        source = fetch_release(given)
-    else:
-        raise GateError(f"--sglang {given}: neither an existing path nor a release version (e.g. 0.5.23)")
+    source = resolve_sglang(args.sglang)
+    if source is None:
+        raise GateError("no sglang is installed: name a release (--sglang 0.5.23) or a path (--sglang DIR)")
     contract = extract_contract(source)
     text = contract_json(contract) if args.format == "json" else contract_markdown(contract)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _pin(args: argparse.Namespace) -> int:
+    """Print the checker settings that pin the protocols to one release (``spec-protocols pin``)."""
+    import json
+
+    from spec_protocols._releases import NEWEST, OLDEST, SUPPORTED_RELEASES, pin_constants
+
+    if args.release not in SUPPORTED_RELEASES:
+        raise GateError(f"sglang {args.release} is not a supported release; choose one of {OLDEST} to {NEWEST}")
+    constants = pin_constants(args.release)
+    true = [n for n, v in constants.items() if v]
+    false = [n for n, v in constants.items() if not v]
+    if args.format == "pyproject":
+        define = ", ".join(f"{n} = {'true' if v else 'false'}" for n, v in constants.items())
+        text = (
+            f"# spec_protocols pinned to sglang {args.release}\n"
+            "[tool.mypy]\n"
+            f"always_true = {json.dumps(true)}\n"
+            f"always_false = {json.dumps(false)}\n\n"
+            "[tool.pyright]\n"
+            f"defineConstant = {{ {define} }}\n"
+        )
+    else:
+        text = (
+            f"# spec_protocols pinned to sglang {args.release}\n"
+            "# mypy.ini (or setup.cfg), in the [mypy] section:\n"
+            f"always_true = {','.join(true)}\n"
+            f"always_false = {','.join(false)}\n\n"
+            "# pyrightconfig.json, at the top level:\n"
+            f'"defineConstant": {json.dumps(constants)}\n'
+        )
+    sys.stdout.write(text)
     return 0
 
 
@@ -336,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "contract":
             return _contract(args)
+        if args.command == "pin":
+            return _pin(args)
         if args.command == "explain":
             from spec_protocols.gate._explain import explain
 

@@ -27,6 +27,7 @@ __all__ = [
     "Problem",
     "ResolvedTarget",
     "Result",
+    "SglangChecked",
     "Verdict",
 ]
 
@@ -121,6 +122,10 @@ class DiscoveredClass:
     #: itself, so "abstract" is a note on its verdict, not a problem. Any
     #: other class that is abstract fails: sglang would instantiate it.
     may_be_abstract: bool = False
+    #: The names the class and its bases below sglang's roots define (methods,
+    #: properties, class attributes): what it does *not* inherit from
+    #: ``BaseSpecWorker``. ``None`` when one of those bases could not be read.
+    overrides: frozenset[str] | None = None
 
     @property
     def dotted(self) -> str:
@@ -234,6 +239,23 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
+class SglangChecked:
+    """The sglang release a run checked against, and where its source was read."""
+
+    release: str
+    #: ``installed`` (the import system's), ``path`` (``--sglang DIR``) or
+    #: ``fetched`` (``--sglang RELEASE``, into the cache).
+    origin: str
+    #: The folder holding ``sglang/``.
+    path: str
+    #: The supported release the protocols were pinned to; None outside the range.
+    pin: str | None = None
+
+    def describe(self) -> str:
+        return f"sglang {self.release} ({self.origin}: {self.path})"
+
+
+@dataclass(frozen=True, slots=True)
 class GateReport:
     """A whole run: what every output format renders."""
 
@@ -245,6 +267,8 @@ class GateReport:
     #: checker name -> the version that gave its verdicts (a checker upgrade
     #: changes verdicts, so a report says which one spoke).
     checker_versions: Mapping[str, str] = field(default_factory=dict[str, str])
+    #: The sglang release whose contract the run checked; None: no sglang found.
+    sglang: SglangChecked | None = None
 
     @property
     def ok(self) -> bool:

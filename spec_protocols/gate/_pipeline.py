@@ -1,6 +1,12 @@
 """``run_gate``: the whole pipeline, for the CLI, the pytest plugin and scripts.
 
-    targets -> discovery -> harness -> checkers (in parallel) -> verdicts -> report
+    sglang source -> contract -> terms
+    targets -> discovery -> harness (on the terms) -> checkers (in parallel) -> verdicts -> report
+
+The release checked against is the installed sglang's, or ``sglang=``'s (a
+release fetched into the cache, or a source tree): its contract is read from
+its own source, and every check is on that release's terms
+(:mod:`spec_protocols.gate._contract._terms`).
 """
 
 from __future__ import annotations
@@ -11,19 +17,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from spec_protocols._releases import OLDEST
 from spec_protocols.gate._checkers import CHECKERS
+from spec_protocols.gate._contract import SglangSource, extract_contract, installed_source, resolve_sglang
+from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._harness import prepare
 from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
     CheckerOutcome,
+    ClassRole,
     DiscoveredClass,
     Discovery,
     GateError,
     GateReport,
     ResolvedTarget,
     Result,
+    SglangChecked,
     Verdict,
 )
 from spec_protocols.gate._module_paths import find_module_file, search_path
@@ -39,9 +50,25 @@ REFERENCE_TARGET = "spec_protocols.reference"
 
 def default_targets() -> list[str]:
     """The embedded default: the installed sglang's speculative package, else the reference workers."""
-    if find_module_file(DEFAULT_TARGET, search_path()) is not None:
+    return _default_targets(())
+
+
+def _default_targets(roots: Sequence[Path]) -> list[str]:
+    """sglang's speculative package (``--sglang``'s when given), else the reference workers."""
+    if find_module_file(DEFAULT_TARGET, search_path(roots)) is not None:
         return [DEFAULT_TARGET]
     return [REFERENCE_TARGET]
+
+
+def _in_site_packages(root: Path) -> bool:
+    return bool({"site-packages", "dist-packages"} & set(root.parts))
+
+
+def _is_installed(source: SglangSource) -> bool:
+    """Whether ``source`` is the sglang the import system would load (``--sglang``
+    naming the installed tree keeps the runtime checker)."""
+    installed = installed_source()
+    return installed is not None and installed.root.resolve() == source.root.resolve()
 
 
 def run_gate(
@@ -51,10 +78,14 @@ def run_gate(
     baseline: Path | None = None,
     timeout: float = 600.0,
     allow_import: bool = True,
+    sglang: str | None = None,
 ) -> GateReport:
     """Check ``targets`` with ``checkers``; raise :class:`GateError` on bad input.
 
     ``allow_import=False`` refuses the runtime checker, so no target code runs.
+    ``sglang``: check against that release (fetched into the cache) or the
+    source tree at that path rather than the installed sglang; static checkers
+    only (the runtime checker, which imports, is skipped with a note).
     """
     start = time.perf_counter()
     unknown = [c for c in checkers if c not in CHECKER_NAMES]
@@ -67,19 +98,50 @@ def run_gate(
     if not allow_import and importing:
         raise GateError(f"--no-import forbids the {importing[0]} checker, which imports the target")
     timings: dict[str, float] = {}
-
-    groups = _groups([resolve_target(t) for t in (targets or default_targets())])
-    results: list[Result] = []
     notes: list[str] = []
+
+    t0 = time.perf_counter()
+    source = resolve_sglang(sglang)
+    # Not importable: a release or tree given with --sglang that the import
+    # system would not load. The runtime checker cannot judge it.
+    elsewhere = source is not None and sglang is not None and not _is_installed(source)
+    if elsewhere and importing:
+        assert source is not None
+        chosen = [c for c in chosen if c not in importing]
+        if not chosen:
+            raise GateError(
+                f"--sglang {sglang} is checked statically, without installing it: choose --checker mypy and/or "
+                "--checker pyright"
+            )
+        notes.append(
+            f"{', '.join(importing)} checker: skipped: --sglang reads sglang {source.release}'s source without "
+            "installing it, and the runtime checker can only import the installed sglang; mypy and pyright decided"
+        )
+    contract = extract_contract(source) if source is not None else None
+    terms = release_terms(contract)
+    notes.extend(terms.notes)
+    timings["contract"] = time.perf_counter() - t0
+    # The checkers must read this sglang, not whichever they would find:
+    # searched first, unless it is an installed one in site-packages (which
+    # they find anyway; adding it would make pyright read all of it).
+    extra_roots = [source.root] if source is not None and not _in_site_packages(source.root) else []
+
+    groups = _groups([resolve_target(t, extra_roots) for t in (targets or _default_targets(extra_roots))])
+    results: list[Result] = []
     runtime_outcomes: list[CheckerOutcome] = []
     seen: dict[str, Path] = {}
     for group in groups:
         t0 = time.perf_counter()
-        found = discover(group)
+        found = discover(group, extra_roots)
         timings["discovery"] = timings.get("discovery", 0.0) + time.perf_counter() - t0
         notes.extend(found.notes)
         classes = {c.dotted: c for c in found.classes}
-        outcomes = _run_checkers(found, chosen, timeout)
+        if terms.draft_factory_keywords is None and (found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)):
+            notes.append(
+                f"sglang {terms.release} has no draft_worker_cls (build_draft_tp_worker takes none before "
+                f"{OLDEST}): the injected draft worker classes are checked with the newest release's keywords"
+            )
+        outcomes = _run_checkers(found, chosen, timeout, terms, extra_roots[0] if extra_roots else None)
         for outcome in outcomes:
             timings[outcome.checker] = timings.get(outcome.checker, 0.0) + outcome.seconds
         runtime_outcomes.extend(o for o in outcomes if CHECKERS[o.checker].imports_target)
@@ -89,8 +151,16 @@ def run_gate(
     if runtime_note is not None:
         notes.append(runtime_note)
     versions = {name: CHECKERS[name].version() for name in chosen}
+    checked = (
+        SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None
+    )
     report = GateReport(
-        tuple(sorted(results, key=lambda r: r.check)), tuple(chosen), timings, tuple(dict.fromkeys(notes)), versions
+        tuple(sorted(results, key=lambda r: r.check)),
+        tuple(chosen),
+        timings,
+        tuple(dict.fromkeys(notes)),
+        versions,
+        checked,
     )
     if baseline is not None:
         from spec_protocols.gate._baseline import apply_baseline, load_baseline
@@ -159,10 +229,13 @@ def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome]) -> str | Non
     )
 
 
-def _run_checkers(found: Discovery, chosen: Sequence[str], timeout: float) -> list[CheckerOutcome]:
+def _run_checkers(
+    found: Discovery, chosen: Sequence[str], timeout: float, terms: ReleaseTerms, sglang_root: Path | None
+) -> list[CheckerOutcome]:
     """Every chosen checker on one discovery, in parallel; outcomes in report order."""
     adapters = [CHECKERS[name] for name in chosen]
-    with prepare(found, timeout=timeout, static=any(a.reads_harness for a in adapters)) as check_input:
+    static = any(a.reads_harness for a in adapters)
+    with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root) as check_input:
         with ThreadPoolExecutor(max_workers=len(adapters)) as pool:
             futures = [pool.submit(adapter.run, check_input) for adapter in adapters]
             outcomes = [future.result() for future in futures]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from sglang.srt.configs.load_config import LoadGroup
     from sglang.srt.managers.schedule_batch import ScheduleBatch
     from sglang.srt.managers.utils import GenerationBatchResult
+    from sglang.srt.model_executor.model_runner import ModelRunner
     from sglang.srt.server_args import ServerArgs
 
 
@@ -69,6 +70,11 @@ class FactoryFunctionWorker(BaseSpecWorker):
             draft_worker_cls=make_factory_draft,
         )
         self._draft_worker = bundle.draft_worker
+
+    def weight_update_runners(self) -> list[tuple[str, ModelRunner]]:
+        # The draft is a TpModelWorker: it has no draft_runners for
+        # BaseSpecWorker's default to read.
+        return []
 
     def forward_batch_generation(
         self,

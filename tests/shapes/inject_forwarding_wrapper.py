@@ -19,6 +19,7 @@ from sglang.srt.speculative.draft_worker_common import build_draft_tp_worker
 if TYPE_CHECKING:
     from sglang.srt.managers.schedule_batch import ScheduleBatch
     from sglang.srt.managers.utils import GenerationBatchResult
+    from sglang.srt.model_executor.model_runner import ModelRunner
     from sglang.srt.server_args import ServerArgs
 
 
@@ -56,6 +57,11 @@ class ForwardingWrapperWorker(BaseSpecWorker):
             draft_worker_cls=draft_worker_cls,
         )
         return bundle.draft_worker
+
+    def weight_update_runners(self) -> list[tuple[str, ModelRunner]]:
+        # The draft is a TpModelWorker: it has no draft_runners for
+        # BaseSpecWorker's default to read.
+        return []
 
     def forward_batch_generation(
         self,

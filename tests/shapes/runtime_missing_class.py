@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
             super().__init__()
             self._target_worker = target_worker
+            self._draft_worker = None
 
         def forward_batch_generation(
             self,

@@ -172,7 +172,8 @@ def _judge_class(
         canaries: dict[tuple[str | None, LineKind], bool] = {}
         construction = [d for line, t in mine if t.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT) for d in by_line.get(line, [])]
         abstract = [d for d in construction if _is_abstract(d)]
-        if abstract and may_be_abstract and check.protocol != "DraftWorkerFactory":
+        abstract_base = bool(abstract) and may_be_abstract and check.protocol != "DraftWorkerFactory"
+        if abstract_base:
             # An intentional base: sglang builds its subclasses, not it.
             note = ABSTRACT_BASE_NOTE
         for line, tag in mine:
@@ -180,8 +181,16 @@ def _judge_class(
             if tag.kind in (LineKind.MEMBER_ANY, LineKind.MEMBER_GRADUAL):
                 canaries[(tag.member, tag.kind)] = bool(diags)
                 continue
+            if tag.kind is LineKind.NEEDS_ANY:
+                if not diags:
+                    # The members the class defines were checked; only what
+                    # its kept defaults need of the draft worker could not be.
+                    note = _join(note, _needs_blind(checker))
+                continue
             for diag in diags:
                 message = _summary(diag.message)
+                if tag.kind is LineKind.NEEDS:
+                    message = _need_message(tag, message)
                 if tag.kind is LineKind.MEMBER:
                     # The class object: authoritative only for a class with
                     # __getattr__ (otherwise the instance lines decide, and an
@@ -191,7 +200,7 @@ def _judge_class(
                     if not has_getattr or "instance-only attribute" in message:
                         continue
                 if tag.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT):
-                    if note is not None or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
+                    if abstract_base or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
                         continue
                     message = _abstract_message(diag) if _is_abstract(diag) else message
                 problem = Problem(checker, tag.member, message)
@@ -220,6 +229,24 @@ def _judge_class(
             verdict = Verdict.PASS
         judged[check] = (verdict, tuple(_dedupe([*result, *blind])), note)
     return judged
+
+
+def _need_message(tag: LineTag, message: str) -> str:
+    """A problem of a kept BaseSpecWorker default, in the words of that default."""
+    if tag.member == "draft_worker":
+        return f"BaseSpecWorker's defaults, which this class keeps, read the draft worker as {tag.need}: {message}"
+    return f"{tag.need}: {message}"
+
+
+def _needs_blind(checker: str) -> str:
+    return (
+        f"{checker} sees this class's draft worker as Any: what the BaseSpecWorker defaults it keeps use of the "
+        f"draft worker (e.g. draft_runners) is not checked by {checker}"
+    )
+
+
+def _join(first: str | None, second: str) -> str:
+    return second if first is None or second in first else f"{first}; {second}"
 
 
 def _site_message(message: str) -> str:

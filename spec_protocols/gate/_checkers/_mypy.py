@@ -24,6 +24,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
@@ -81,7 +82,12 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
     # originals (see _sites.py); the stubs come first of all.
     paths = [str(static.overlay), *([str(shadow.root)] if shadow else []), *(str(p) for p in found.search_roots)]
     root = library_root()
-    if "site-packages" not in root.parts and "dist-packages" not in root.parts:
+    # sglang from --sglang: mypy prefers an installed package to a namespace
+    # package on mypy_path (sglang/srt has no __init__.py), so it is told to
+    # read no site-packages at all; this package is then found on mypy_path,
+    # after the release's source (the first namespace-package hit wins).
+    elsewhere = check_input.sglang_root is not None
+    if elsewhere or ("site-packages" not in root.parts and "dist-packages" not in root.parts):
         paths.append(str(root))  # a checkout (editable install); mypy finds an installed one itself
     helper = [shadow.helper] if shadow is not None else []
     read = sorted({*found.source_modules, "spec_protocols", "spec_protocols.*", *static.stubbed, *helper} - set(checked))
@@ -96,6 +102,8 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
         "follow_imports = skip",
         "show_error_codes = True",
         "warn_unused_ignores = False",
+        *_pin_lines(check_input.terms.pin),
+        *(["no_site_packages = True"] if elsewhere else []),
         "",
         f"[mypy-{','.join(read)}]",
         "follow_imports = silent",
@@ -107,6 +115,17 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
         # diagnostics inside a site's rewritten call are read.
         lines += [f"[mypy-{','.join(checked)}]", "follow_imports = normal", "check_untyped_defs = True", ""]
     return "\n".join(lines)
+
+
+def _pin_lines(pin: str | None) -> list[str]:
+    """The protocols' release branches, evaluated for the release checked."""
+    if pin is None:
+        return []
+    constants = pin_constants(pin)
+    return [
+        f"always_true = {','.join(n for n, v in constants.items() if v)}",
+        f"always_false = {','.join(n for n, v in constants.items() if not v)}",
+    ]
 
 
 class MypyChecker:

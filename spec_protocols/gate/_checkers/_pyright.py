@@ -28,6 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
 from spec_protocols.gate._harness import CheckInput
@@ -93,13 +94,13 @@ class PyrightChecker:
         static = check_input.static
         if static is None:
             raise GateError("pyright needs the harness, and none was prepared")
-        view = static_view()
+        view = static_view(check_input.sglang_root)
         shadow = static.shadow
         # The shadow of the modules holding injection sites is searched first
         # and checked (pyright reports diagnostics only for included files,
         # and takes only paths relative to its configuration file there).
         checked = [os.path.relpath(f, static.workdir) for _, f in sorted(shadow.files.items())] if shadow else []
-        config = {
+        config: dict[str, object] = {
             "include": [static.harness_file.name, *checked],
             "venvPath": str(view.parent),
             "venv": view.name,
@@ -110,6 +111,9 @@ class PyrightChecker:
             "analyzeUnannotatedFunctions": True,
             "reportMissingModuleSource": "none",
         }
+        if check_input.terms.pin is not None:
+            # The protocols' release branches, evaluated for the release checked.
+            config["defineConstant"] = pin_constants(check_input.terms.pin)
         config_file = static.workdir / "pyrightconfig.json"
         config_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
         invocation = invoke_pyright(config_file, cwd=static.workdir, timeout=check_input.timeout)

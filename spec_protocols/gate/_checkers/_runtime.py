@@ -40,6 +40,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
     Check,
@@ -69,13 +70,17 @@ def run_runtime(
     timeout: float,
     *,
     sites: Sequence[InjectionSite] = (),
+    terms: ReleaseTerms | None = None,
 ) -> CheckerOutcome:
     """Import the classes' modules in a probe process and check every class.
 
     ``timeout`` bounds the whole run, however many probes it takes. Each
     injection site in ``sites`` is ``skipped`` without a probe: it is an
     expression, which only the static checkers can judge where it stands.
+    ``terms``: the members and keywords of the release checked against
+    (default: the newest supported release's protocols).
     """
+    terms = terms if terms is not None else release_terms(None)
     start = time.perf_counter()
     verdicts: dict[Check, Verdict] = {}
     problems: dict[Check, tuple[Problem, ...]] = {}
@@ -96,8 +101,15 @@ def run_runtime(
         }
         for index, c in enumerate(classes)
     ]
+    factory = terms.draft_factory_keywords
+    release = {
+        "members": {p: list(terms.checked(p)) for p in ("SpecWorker", "DraftWorker")},
+        "presence": list(terms.presence),
+        "constructor_keywords": list(terms.constructor_keywords),
+        "factory_keywords": list(factory) if factory is not None else None,
+    }
     if items:
-        for entry in _run_probes(items, search_roots, timeout, deadline=start + timeout):
+        for entry in _run_probes(items, search_roots, timeout, deadline=start + timeout, release=release):
             check = Check(entry["target"], entry["protocol"])
             verdicts[check] = Verdict(entry["verdict"])
             problems[check] = tuple(Problem(NAME, p["member"], p["message"]) for p in entry["problems"])
@@ -123,7 +135,7 @@ class _Run:
 
 
 def _run_probes(
-    items: list[dict[str, Any]], search_roots: Sequence[Path], timeout: float, *, deadline: float
+    items: list[dict[str, Any]], search_roots: Sequence[Path], timeout: float, *, deadline: float, release: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Every result, in request order, probing again after each death.
 
@@ -136,7 +148,7 @@ def _run_probes(
     # mkdtemp: mode 0700, a name no one else can predict or take.
     with tempfile.TemporaryDirectory(prefix="spec-protocols-runtime-") as private:
         for attempt in range(len(items)):
-            run = _probe(pending, search_roots, Path(private), attempt, timeout, deadline)
+            run = _probe(pending, search_roots, Path(private), attempt, timeout, deadline, release)
             settled.update(run.settled)
             if run.finished:
                 break
@@ -179,7 +191,13 @@ def _skipped(item: dict[str, Any], reason: str) -> list[dict[str, Any]]:
 
 
 def _probe(
-    items: list[dict[str, Any]], search_roots: Sequence[Path], private: Path, attempt: int, timeout: float, deadline: float
+    items: list[dict[str, Any]],
+    search_roots: Sequence[Path],
+    private: Path,
+    attempt: int,
+    timeout: float,
+    deadline: float,
+    release: dict[str, Any],
 ) -> _Run:
     result_file = private / f"result-{attempt}.json"
     progress_file = private / f"progress-{attempt}.jsonl"
@@ -189,6 +207,7 @@ def _probe(
         "result_file": str(result_file),
         "progress_file": str(progress_file),
         "classes": items,
+        "release": release,
     }
     try:
         remaining = deadline - time.perf_counter()
@@ -294,7 +313,9 @@ class RuntimeChecker:
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         found = check_input.discovery
-        return run_runtime(found.classes, found.search_roots, check_input.timeout, sites=found.sites)
+        return run_runtime(
+            found.classes, found.search_roots, check_input.timeout, sites=found.sites, terms=check_input.terms
+        )
 
 
 @cache

@@ -4,7 +4,13 @@ Not an API; run by :mod:`spec_protocols.gate._checkers._runtime`, which sends a
 JSON request on stdin::
 
     {"search_roots": [...], "result_file": PATH, "progress_file": PATH,
-     "classes": [{"module", "qualname", "target", "protocols", "may_be_abstract", "index"}, ...]}
+     "classes": [{"module", "qualname", "target", "protocols", "may_be_abstract", "index"}, ...],
+     "release": {"members": {protocol: [member, ...]}, "presence": [member, ...],
+                 "constructor_keywords": [...], "factory_keywords": [...] | null}}
+
+(``release``: what the sglang release checked against asks; only those
+members are judged, and constructors are called with its keywords. Absent:
+the newest supported release's protocols, whole.)
 
 (``index`` names the class in the progress file; its position in the list
 when absent.)
@@ -45,7 +51,7 @@ from typing import Any, cast
 # this package, so spec_protocols is loaded already).
 from spec_protocols import DraftWorker, SpecWorker, SpecWorkerFactory, verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
-from spec_protocols._verify import abstract_members, describe_target
+from spec_protocols._verify import abstract_members, describe_target, verify_call
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
 _PROTOCOLS: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
@@ -144,19 +150,30 @@ def _problem(member: str | None, message: str) -> dict[str, Any]:
     return {"member": member, "message": message}
 
 
-def _check(obj: object, protocol: str, may_be_abstract: bool) -> tuple[list[dict[str, Any]], str | None]:
+def _check(
+    obj: object, protocol: str, may_be_abstract: bool, release: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], str | None]:
     """``(problems, note)`` for one class against one protocol.
 
     Problems that stop sglang from building the class (abstract, or a
     constructor that cannot take sglang's call) come first, with member
-    ``"__init__"``; then the protocol's members, in its order.
+    ``"__init__"``; then the protocol's members, in its order. ``release``
+    narrows the members to those the release calls and gives the keywords
+    of its constructor calls.
     """
+    release = release or {}
+    members: dict[str, list[str]] = release.get("members") or {}
+    draft_members = members.get("DraftWorker")
     if protocol == "DraftWorkerFactory":
         # Injected as draft_worker_cls: build_draft_tp_worker instantiates it,
         # so an abstract class is a problem whatever may_be_abstract says.
-        found, notes = draft_worker_cls_problems(obj)
+        found, notes = draft_worker_cls_problems(obj, release.get("factory_keywords"))
+        if draft_members is not None:
+            # What it builds is judged on the members this release uses.
+            keep = {*draft_members, *_BUILT_DRAFT_MEMBERS, "__init__", None}
+            found = [p for p in found if p.member in keep]
         problems = [_problem(p.member, p.message) for p in found]
-        if found:
+        if found and any(p.member == "__init__" for p in found):
             # The constructor's signature follows the problems, as in
             # validate_draft_worker_cls's message.
             problems.extend(_problem("__init__", f"({note})") for note in notes)
@@ -173,20 +190,38 @@ def _check(obj: object, protocol: str, may_be_abstract: bool) -> tuple[list[dict
             _problem("__init__", f"abstract class: sglang cannot instantiate it; implement {', '.join(abstract)}")
         )
     elif protocol == "SpecWorker" and is_class:
-        # sglang builds every spec worker with one call (SpecWorkerFactory).
-        ctor = verify_conformance(obj, SpecWorkerFactory)
-        construction.extend(_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor.problems)
-        if ctor.problems:
+        # sglang builds every spec worker with one call (SpecWorkerFactory's,
+        # or the release's own keywords).
+        keywords: list[str] | None = release.get("constructor_keywords")
+        ctor = (
+            verify_conformance(obj, SpecWorkerFactory).problems
+            if keywords is None
+            else verify_call(obj, keywords, member="__init__")
+        )
+        passed = ", ".join(f"{k}=" for k in (keywords or ("server_args", "gpu_id", "nccl_port", "target_worker")))
+        construction.extend(_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor)
+        if ctor:
             construction.append(
                 _problem(
                     "__init__",
-                    f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it "
-                    "with server_args=, gpu_id=, nccl_port=, target_worker=)",
+                    f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it with {passed})",
                 )
             )
     result = verify_conformance(obj, _PROTOCOLS[protocol])
-    members = [_problem(p.member, f"[{p.kind}] {p.message}") for p in result.problems]
-    return construction + members, note
+    wanted = members.get(protocol)
+    checked = [p for p in result.problems if wanted is None or p.member in wanted]
+    member_problems = [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
+    if protocol == "SpecWorker" and is_class:
+        for name in release.get("presence") or ():
+            if inspect.getattr_static(obj, name, _ABSENT) is _ABSENT:
+                member_problems.append(
+                    _problem(name, "[missing] the sglang release checked calls it, and the class does not define it")
+                )
+    return construction + member_problems, note
+
+
+#: What build_draft_tp_worker reads on the draft worker it built (InjectableDraftWorker's own member).
+_BUILT_DRAFT_MEMBERS = ("model_runner",)
 
 
 def _signature_words(obj: object) -> str:
@@ -196,14 +231,16 @@ def _signature_words(obj: object) -> str:
         return "(signature unreadable)"
 
 
-def _results(item: dict[str, Any], obj: object, skip: str | None) -> Iterator[dict[str, Any]]:
+def _results(
+    item: dict[str, Any], obj: object, skip: str | None, release: dict[str, Any] | None
+) -> Iterator[dict[str, Any]]:
     for protocol in item["protocols"]:
         entry: dict[str, Any] = {"target": item["target"], "protocol": protocol}
         if skip is not None:
             yield {**entry, "verdict": "skipped", "problems": [], "note": skip}
             continue
         try:
-            problems, note = _check(obj, protocol, bool(item.get("may_be_abstract", False)))
+            problems, note = _check(obj, protocol, bool(item.get("may_be_abstract", False)), release)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -257,7 +294,7 @@ def _probe(request: dict[str, Any], progress: _Progress) -> None:
             obj = _find(module, item["qualname"])
             if obj is _ABSENT:
                 skip = NOT_DEFINED
-        done = list(_results(item, obj, skip))
+        done = list(_results(item, obj, skip, request.get("release")))
         progress.write({"item": index, "results": done})
         results[str(index)] = done
     _write_atomically(request["result_file"], {"results": results})

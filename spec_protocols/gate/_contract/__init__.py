@@ -29,6 +29,7 @@ from spec_protocols.gate._contract._source import (
     fetch_release,
     installed_source,
     release_of,
+    resolve_sglang,
     source_at,
 )
 
@@ -44,5 +45,6 @@ __all__ = [
     "fetch_release",
     "installed_source",
     "release_of",
+    "resolve_sglang",
     "source_at",
 ]

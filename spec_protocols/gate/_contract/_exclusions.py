@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spec_protocols._releases import release_key
+
 __all__ = ["EXCLUSIONS", "Exclusion", "excluded"]
 
 
@@ -34,14 +36,10 @@ class Exclusion:
     reason: str = ""
 
     def applies_to(self, release: str) -> bool:
-        key = _version_key(release)
-        return (self.first is None or _version_key(self.first) <= key) and (
-            self.last is None or key <= _version_key(self.last)
+        key = release_key(release)
+        return (self.first is None or release_key(self.first) <= key) and (
+            self.last is None or key <= release_key(self.last)
         )
-
-
-def _version_key(release: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in release.split(".") if part.isdigit())
 
 
 EXCLUSIONS: tuple[Exclusion, ...] = (

@@ -60,6 +60,7 @@ __all__ = [
     "installed_source",
     "is_release",
     "release_of",
+    "resolve_sglang",
     "source_at",
 ]
 
@@ -343,3 +344,16 @@ def fetch_release(release: str, cache_dir: Path | None = None) -> SglangSource:
             raise GateError(f"cannot fetch sglang {release}: {_pip_reason(output)}")
     _unpack(wheel, tree)
     return SglangSource(root=tree, release=release, origin="fetched")
+
+
+def resolve_sglang(given: str | None) -> SglangSource | None:
+    """The source a ``--sglang`` value names: ``None`` is the installed sglang
+    (``None`` again when there is none), an existing path is read in place,
+    and a release version is fetched into the cache."""
+    if given is None:
+        return installed_source()
+    if Path(given).expanduser().exists():
+        return source_at(given)
+    if is_release(given):
+        return fetch_release(given)
+    raise GateError(f"--sglang {given}: neither an existing path nor a release version (e.g. 0.5.23)")

@@ -79,13 +79,16 @@ class _Injection:
     value: ast.expr
 
 
-def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
+def discover(targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path] = ()) -> Discovery:
     """Find the classes and injection sites to check in ``targets``.
+
+    ``extra_roots`` are searched first (``--sglang``'s source: the sglang
+    base classes are read from there), and passed on to the checkers.
 
     Raises GateError when there is nothing to check, or when a checked class
     depends on a target file that cannot be parsed.
     """
-    roots = [t.search_root for t in targets]
+    roots = [*extra_roots, *(t.search_root for t in targets)]
     index = SourceIndex(search_path(roots), _ROOTS)
     target_modules: dict[str, ModuleSource] = {}
     notes: list[str] = [note for t in targets for note in t.notes]
@@ -170,6 +173,7 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
                 bases=chain,
                 injection_sites=tuple(injected_at.get(qualified, ())),
                 may_be_abstract=qualified in subclassed or _declares_abstract(index, module, info.node),
+                overrides=_overrides(index, qualified),
             )
         )
         # The checkers must read, from source, the module of the class, of
@@ -208,6 +212,53 @@ def discover(targets: Sequence[ResolvedTarget]) -> Discovery:
         notes=tuple(dict.fromkeys(notes)),
         imported_modules=imported,
     )
+
+
+def _overrides(index: SourceIndex, qualified: str) -> frozenset[str] | None:
+    """The names a class and its bases below the roots define; ``None`` when a
+    base is neither a class the index read, a root, nor a standard-library or
+    ``typing_extensions`` class (``ABC``, ``Generic[T]``), whose names are
+    none of a worker's members."""
+    names: set[str] = set()
+    for name in (qualified, *index.ancestry(qualified)):
+        if name in _ROOTS:
+            continue
+        found = index.class_def(name)
+        if found is None:
+            return None
+        module, info = found
+        for base in info.node.bases:
+            expr = base.value if isinstance(base, ast.Subscript) else base
+            dotted = dotted_name(expr)
+            if dotted is None:
+                return None
+            if dotted == "object" or index.resolve(module, dotted) is not None:
+                continue
+            head, _, rest = dotted.partition(".")
+            full = module.imports[head] + (f".{rest}" if rest else "") if head in module.imports else dotted
+            top = full.partition(".")[0]
+            if top not in sys.stdlib_module_names and top != "typing_extensions":
+                return None
+        names.update(_body_names(info.node.body))
+    return frozenset(names)
+
+
+def _body_names(body: Iterable[ast.stmt]) -> Iterator[str]:
+    """The names a class body binds: functions, assignments, annotations, in every branch."""
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield stmt.name
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                yield from (n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            yield stmt.target.id
+        elif isinstance(stmt, ast.If | ast.While | ast.For | ast.With | ast.Try):
+            for block in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(stmt, block, [])
+                if block == "handlers":
+                    inner = [s for handler in inner for s in handler.body]
+                yield from _body_names(inner)
 
 
 def _declares_abstract(index: SourceIndex, module: ModuleSource, node: ast.ClassDef) -> bool:

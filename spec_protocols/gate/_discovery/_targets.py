@@ -21,6 +21,7 @@ reads them, and a file that cannot be parsed becomes a note there too.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from spec_protocols.gate._model import GateError, ResolvedTarget
@@ -95,10 +96,12 @@ def _require_module_name(name: str) -> None:
         raise GateError(f"{name!r} is not a valid module name; the gate only checks importable names")
 
 
-def resolve_target(spec: str) -> ResolvedTarget:
+def resolve_target(spec: str, roots: Sequence[Path] = ()) -> ResolvedTarget:
     """Locate a TARGET: a dotted module or package, ``module:Class``, or a path.
 
-    Raises :class:`GateError` for a target that cannot be found.
+    ``roots`` are searched before the import path (``--sglang``'s source, so
+    that ``sglang.srt.speculative`` is that release's). Raises
+    :class:`GateError` for a target that cannot be found.
     """
     module_part, sep, class_name = spec.partition(":")
     if sep and not (class_name and class_name.replace(".", "").isidentifier()):
@@ -109,7 +112,7 @@ def resolve_target(spec: str) -> ResolvedTarget:
 
     if not all(part.isidentifier() for part in module_part.split(".")):
         raise GateError(f"{spec}: not a module name, module:Class, or existing path")
-    found = find_module_file(module_part, search_path())
+    found = find_module_file(module_part, search_path(roots))
     if found is None:
         raise GateError(f"{spec}: no module named {module_part!r} on the import path")
     file = found

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spec_protocols.gate._harness._environment import cache_dir, check_no_installed_stubs, stub_overlay
-from spec_protocols.gate._harness._lines import Harness, build_harness
+from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
+from spec_protocols.gate._harness._lines import Harness, build_harness, factory_keywords
 from spec_protocols.gate._harness._sites import SiteShadow, build_shadow
 from spec_protocols.gate._model import Discovery
 from spec_protocols.gate._module_paths import find_module_file, search_path
@@ -51,6 +52,11 @@ class CheckInput:
     timeout: float
     #: None when no checker that reads the harness runs.
     static: StaticInput | None
+    #: What the release checked against asks (members, keywords, needs).
+    terms: ReleaseTerms
+    #: The folder holding the ``sglang/`` the checkers read; None: the import
+    #: system's (or none at all).
+    sglang_root: Path | None = None
 
 
 def _skippable(found: Discovery) -> list[str]:
@@ -61,27 +67,35 @@ def _skippable(found: Discovery) -> list[str]:
 
 
 @contextmanager
-def prepare(found: Discovery, *, timeout: float, static: bool) -> Generator[CheckInput]:
+def prepare(
+    found: Discovery, *, timeout: float, static: bool, terms: ReleaseTerms | None = None, sglang_root: Path | None = None
+) -> Generator[CheckInput]:
     """The checkers' input; ``static``: also write the harness and the views.
 
-    The run's private directory is removed when the block ends.
+    ``terms``: what the release checked against asks (default: the newest
+    supported release's protocols). The run's private directory is removed
+    when the block ends.
     """
+    terms = terms if terms is not None else release_terms(None)
     if not static:
-        yield CheckInput(found, timeout, None)
+        yield CheckInput(found, timeout, None, terms, sglang_root)
         return
     check_no_installed_stubs(found.source_modules)
-    shadow = build_shadow(found.sites, cache_dir())
+    factory = terms.draft_factory_keywords
+    keywords = factory if factory is not None else factory_keywords("DraftWorkerFactory")
+    shadow = build_shadow(found.sites, cache_dir(), keywords)
     site_modules: dict[str, list[str]] = {}
     for site in found.sites:
         site_modules.setdefault(site.module, []).append(site.target)
-    harness = build_harness(found.classes, site_modules=site_modules)
-    overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found))
+    harness = build_harness(found.classes, site_modules=site_modules, terms=terms)
+    overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found), search=search_path(found.search_roots))
     base = cache_dir() / "runs"
     base.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
     try:
         harness_file = workdir / f"{harness.module_name}.py"
         harness_file.write_text(harness.text, encoding="utf-8")
-        yield CheckInput(found, timeout, StaticInput(harness, harness_file, workdir, overlay, stubbed, shadow))
+        static_input = StaticInput(harness, harness_file, workdir, overlay, stubbed, shadow)
+        yield CheckInput(found, timeout, static_input, terms, sglang_root)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 import sysconfig
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from spec_protocols.gate._model import GateError
@@ -106,7 +106,9 @@ _SKIP_STUB = (
 )
 
 
-def stub_overlay(exclude: Iterable[str], skip: Iterable[str] = ()) -> tuple[Path, frozenset[str]]:
+def stub_overlay(
+    exclude: Iterable[str], skip: Iterable[str] = (), search: Sequence[str] | None = None
+) -> tuple[Path, frozenset[str]]:
     """A directory holding ``sglang/`` stubs minus the modules in ``exclude``.
 
     ``skip`` names sglang modules that the code under check imports but that
@@ -117,6 +119,9 @@ def stub_overlay(exclude: Iterable[str], skip: Iterable[str] = ()) -> tuple[Path
     and cut its time by about 40% on sglang's workers. Classes are never made
     ``Any`` by it: discovery puts the module of every base class under check,
     and a class that still ends up ``Any`` is caught by the harness canaries.
+
+    ``search`` is where modules are looked up (default: the import path), to
+    tell a skipped package from a module.
 
     Returns the directory (for mypy_path / pyright stubPath) and the stubbed
     module names that remain (skip stubs not included).
@@ -142,7 +147,7 @@ def stub_overlay(exclude: Iterable[str], skip: Iterable[str] = ()) -> tuple[Path
             parts = name.split(".")
             # A package's skip stub is its __init__.pyi; submodules the checks
             # do need still resolve (the overlay is a partial stub package).
-            is_package = (tmp.joinpath(*parts)).is_dir() or _is_package(name)
+            is_package = (tmp.joinpath(*parts)).is_dir() or _is_package(name, search)
             target = tmp.joinpath(*parts, "__init__.pyi") if is_package else tmp.joinpath(*parts).with_suffix(".pyi")
             if target.exists():
                 continue
@@ -163,10 +168,10 @@ def stub_overlay(exclude: Iterable[str], skip: Iterable[str] = ()) -> tuple[Path
     return root, frozenset(modules)
 
 
-def _is_package(name: str) -> bool:
+def _is_package(name: str, search: Sequence[str] | None) -> bool:
     from spec_protocols.gate._module_paths import find_module_file, search_path
 
-    found = find_module_file(name, search_path())
+    found = find_module_file(name, search if search is not None else search_path())
     return found is not None and (found.is_dir() or found.name == "__init__.py")
 
 
@@ -196,10 +201,14 @@ def _installed(top_level: str) -> Path | None:
     return Path(spec.origin) if spec.origin else None
 
 
-def static_view() -> Path:
-    """A fake virtual environment for pyright: site-packages with only what the checks need."""
+def static_view(sglang_root: Path | None = None) -> Path:
+    """A fake virtual environment for pyright: site-packages with only what the
+    checks need; its ``sglang`` is the one in ``sglang_root`` when given
+    (``--sglang``), else the import system's."""
     py = f"python{sys.version_info.major}.{sys.version_info.minor}"
     entries = {name: _installed(name) for name in ("sglang", "typing_extensions", "spec_protocols")}
+    if sglang_root is not None:
+        entries["sglang"] = sglang_root / "sglang"
     stamp = _digest([sys.executable, *(f"{k}={v}" for k, v in sorted(entries.items()))])
     root = cache_dir() / "view" / stamp
     site = root / "lib" / py / "site-packages"

@@ -145,7 +145,9 @@ def _insert_line(tree: ast.Module) -> int:
     return line
 
 
-def _rewrite(text: str, sites: Sequence[tuple[int, InjectionSite]], helper: str) -> tuple[str, tuple[Span, ...]]:
+def _rewrite(
+    text: str, sites: Sequence[tuple[int, InjectionSite]], helper: str, keywords: Sequence[str]
+) -> tuple[str, tuple[Span, ...]]:
     """The shadow text of a module, and where each site lies in it."""
     tree = ast.parse(text)
     text = _blank_silencers(text)
@@ -156,7 +158,7 @@ def _rewrite(text: str, sites: Sequence[tuple[int, InjectionSite]], helper: str)
         end = _position(text, starts, site.end_line, site.end_col)
         # Joined into one line, so that the span is found by its line alone.
         expression = " ".join(text[begin:end].splitlines())
-        edits.append((begin, end, n, site_call(n, expression, _HELPER_ALIAS)))
+        edits.append((begin, end, n, site_call(n, expression, _HELPER_ALIAS, keywords)))
     for begin, end, _, wrapped in sorted(edits, reverse=True):
         text = text[:begin] + wrapped + text[end:]
     lines = text.splitlines(keepends=True)
@@ -215,8 +217,9 @@ def _mirror(shadow: Path, name: str, file: Path, text: str) -> Path:
     return target
 
 
-def build_shadow(sites: Sequence[InjectionSite], cache: Path) -> SiteShadow | None:
-    """The shadow tree for ``sites`` (None when there are none), under ``cache``.
+def build_shadow(sites: Sequence[InjectionSite], cache: Path, keywords: Sequence[str]) -> SiteShadow | None:
+    """The shadow tree for ``sites`` (None when there are none), under ``cache``;
+    each site is called with ``keywords`` (those the release passes ``draft_worker_cls``).
 
     The tree is content-addressed: the same sources give the same directory,
     so mypy's cache stays valid between runs, and a finished tree is reused.
@@ -229,7 +232,7 @@ def build_shadow(sites: Sequence[InjectionSite], cache: Path) -> SiteShadow | No
         by_module.setdefault(site.module, []).append((n, site))
     files_of = {name: entries[0][1].file for name, entries in by_module.items()}
     sources = {name: importlib.util.decode_source(file.read_bytes()) for name, file in files_of.items()}
-    digest = hashlib.sha256(site_helper_module(sorted(numbered)).encode())
+    digest = hashlib.sha256(site_helper_module(sorted(numbered), keywords).encode())
     for name in sorted(by_module):
         digest.update(f"{name}\0{files_of[name]}\0{sources[name]}\0".encode())
         for n, site in by_module[name]:
@@ -242,7 +245,7 @@ def build_shadow(sites: Sequence[InjectionSite], cache: Path) -> SiteShadow | No
     unverifiable: dict[str, str] = {}
     for name, entries in sorted(by_module.items()):
         try:
-            rewritten[name] = _rewrite(sources[name], entries, helper)
+            rewritten[name] = _rewrite(sources[name], entries, helper, keywords)
         except (SyntaxError, ValueError) as exc:
             for _, site in entries:
                 unverifiable[site.target] = f"its module could not be prepared for checking ({exc})"
@@ -250,7 +253,7 @@ def build_shadow(sites: Sequence[InjectionSite], cache: Path) -> SiteShadow | No
         building = root.with_name(f"{stamp}.tmp{os.getpid()}")
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir(parents=True)
-        (building / f"{helper}.py").write_text(site_helper_module(sorted(numbered)), encoding="utf-8")
+        (building / f"{helper}.py").write_text(site_helper_module(sorted(numbered), keywords), encoding="utf-8")
         for name, (text, _) in rewritten.items():
             _mirror(building, name, files_of[name], text)
         (building / ".complete").write_text("")

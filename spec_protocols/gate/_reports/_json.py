@@ -3,7 +3,13 @@
 The JSON report is the machine-readable contract of the gate: one object,
 
     {"version": 1, "results": [...], "summary": {...},
-     "checkers": [...], "checker_versions": {...}, "notes": [...], "timings": {...}}
+     "checkers": [...], "checker_versions": {...},
+     "sglang": {"release", "origin", "path", "pin"} | null, "notes": [...], "timings": {...}}
+
+``sglang`` is the release whose contract the run checked (its source's
+origin: ``installed``, ``path`` or ``fetched``; ``pin``: the supported
+release the protocols were pinned to, null outside the supported range);
+null when no sglang was found.
 
 Each result carries its own ``notes`` (why a checker skipped, that the class
 is an abstract base); the top-level ``notes`` are the run's (files discovery
@@ -64,6 +70,13 @@ def _result_json(result: Result) -> dict[str, Any]:
     }
 
 
+def _sglang_json(report: GateReport) -> dict[str, Any] | None:
+    checked = report.sglang
+    if checked is None:
+        return None
+    return {"release": checked.release, "origin": checked.origin, "path": checked.path, "pin": checked.pin}
+
+
 def render_json(report: GateReport, *, include_timings: bool = True) -> str:
     """Render *report* as the JSON report (one object, indented, ending in a newline).
 
@@ -76,6 +89,7 @@ def render_json(report: GateReport, *, include_timings: bool = True) -> str:
         "summary": summary_counts(report),
         "checkers": ordered_checkers(report.checkers),
         "checker_versions": {name: report.checker_versions[name] for name in ordered_checkers(report.checker_versions)},
+        "sglang": _sglang_json(report),
         "notes": list(report.notes),
     }
     if include_timings:

@@ -105,6 +105,8 @@ def render_junit(report: GateReport, *, include_timings: bool = True) -> str:
     )
     for name in ordered_checkers(report.checker_versions):
         ET.SubElement(properties, "property", name=f"version.{name}", value=xml_safe(report.checker_versions[name]))
+    if report.sglang is not None:
+        ET.SubElement(properties, "property", name="sglang", value=xml_safe(report.sglang.describe()))
     ET.SubElement(
         properties, "property", name="summary", value=summary_line(report, include_timings=False)
     )

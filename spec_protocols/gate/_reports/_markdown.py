@@ -72,6 +72,8 @@ def render_markdown(report: GateReport, *, include_timings: bool = True) -> str:
     checkers = ordered_checkers([*report.checkers, *(n for r in results for n in r.checkers)])
     names = short_names(r.check.target for r in results)
     lines = [f"**spec-protocols**: {summary_line(report, include_timings=include_timings)}", ""]
+    if report.sglang is not None:
+        lines[-1:] = [f"Checked against {report.sglang.describe()}.", ""]
     header = ["Class", "Protocol", *checkers, "Verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))

@@ -111,6 +111,8 @@ def render_text(
             text = " ".join(f"note: {notes[0]}".split())
             lines.append(_INDENT + elide(text, width - len(_INDENT) - len(more), keep="start") + more)
     lines.append("")
+    if report.sglang is not None:
+        lines.append(elide(f"against {report.sglang.describe()}", width, keep="start"))
     for note in report.notes:
         lines.append(f"note: {note}")
     lines.append(elide(summary_line(report, include_timings=include_timings), width, keep="start"))

@@ -1,0 +1,193 @@
+"""What the gate checks for one sglang release: its contract, in the protocols' terms.
+
+A :class:`~spec_protocols.gate._contract._model.Contract` says what a
+release's source does with a worker; the protocols say how each member must
+look. :func:`release_terms` joins the two into the :class:`ReleaseTerms` that
+the harness and the runtime checker work from:
+
+* **Members.** A protocol member is checked when the release requires it
+  (the scheduler reaches it on the serving path; for ``DraftWorker``,
+  ``BaseSpecWorker``'s defaults do) and no exclusion covers it. A member the
+  release does not call is not checked: that was every false failure of the
+  gate on releases before 0.5.23.
+* **The whole-protocol line** (``_p: SpecWorker = w``) is kept only when the
+  protocol, pinned to the release, asks exactly what the release requires;
+  otherwise it would fail a worker for a member the release never calls.
+* **Presence.** A release newer than this package may require a member no
+  protocol defines: it is checked for presence (its signature is unknown).
+* **Keywords.** The constructor call and ``draft_worker_cls``'s call take
+  the release's own keywords (``ps`` until 0.5.20, ``load_group`` from
+  0.5.22), read from its source: constants cannot pin a keyword set (mypy
+  keeps the first definition of a conditional function, pyright the last).
+* **Inherited needs.** A worker that keeps one of ``BaseSpecWorker``'s
+  defaults inherits what that default does to the draft worker
+  (``weight_update_runners`` reads ``draft_worker.draft_runners``):
+  :func:`kept_default_needs`. A default that chooses its path by the
+  algorithm (``_draft_model_runners``: ``is_ngram()``, ``is_dflash_family()``)
+  is not followed: which path a worker takes is not in its source.
+
+The pin is the supported release the protocols' release branches are
+evaluated for (:mod:`spec_protocols._releases`): the release itself, its
+supported base for a pre- or post-release, ``None`` (the newest) outside the
+supported range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from spec_protocols._members import protocol_definitions
+from spec_protocols._releases import NEWEST, OLDEST, pinned_release, release_key
+from spec_protocols.gate._contract._exclusions import excluded
+from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site
+
+__all__ = ["DraftNeed", "ReleaseTerms", "kept_default_needs", "release_terms"]
+
+
+@dataclass(frozen=True, slots=True)
+class DraftNeed:
+    """A use of the draft worker that a worker inherits by keeping a default."""
+
+    #: The checked member whose default the worker keeps (``weight_update_runners``).
+    default: str
+    #: What the default uses on the draft worker (``draft_runners``).
+    member: str
+    #: The defaults on the way, the kept one first (``primary_draft_kv_pool``,
+    #: ``_draft_model_runners``), for messages.
+    via: tuple[str, ...]
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseTerms:
+    """The members, keywords and needs one gate run checks."""
+
+    #: The sglang release checked against; ``None``: no sglang was found.
+    release: str | None
+    #: The supported release the protocols are pinned to (see the module docstring).
+    pin: str | None
+    #: Protocol name -> the members checked, in the protocol's order.
+    members: Mapping[str, tuple[str, ...]]
+    #: The protocols whose whole-protocol line is checked.
+    whole: frozenset[str]
+    #: Members the release requires of a spec worker that no protocol defines.
+    presence: tuple[str, ...] = ()
+    #: The keywords of the call that builds a spec worker.
+    constructor_keywords: tuple[str, ...] = ()
+    #: The keywords build_draft_tp_worker passes draft_worker_cls; ``None``:
+    #: the release cannot inject a draft worker class.
+    draft_factory_keywords: tuple[str, ...] | None = ()
+    #: BaseSpecWorker's defaults, by name, with what they need.
+    defaults: Mapping[str, DefaultNeeds] = field(default_factory=dict[str, DefaultNeeds])
+    #: What the reader of a report should know about the release checked.
+    notes: tuple[str, ...] = ()
+
+    def checked(self, protocol: str) -> tuple[str, ...]:
+        """The members of ``protocol`` checked (every member of a protocol the contract does not narrow)."""
+        found = self.members.get(protocol)
+        return found if found is not None else tuple(m.name for m in protocol_definitions(protocol, self.pin))
+
+
+def _keywords(factory: str) -> tuple[str, ...]:
+    (call,) = protocol_definitions(factory)
+    return tuple(a.arg for a in call.node.args.kwonlyargs)
+
+
+def _draft_needs(contract: Contract) -> frozenset[str]:
+    """What BaseSpecWorker's defaults use on the draft worker on every path."""
+    return frozenset(
+        u.member
+        for d in contract.defaults
+        for u in d.needs
+        if u.receiver == "draft_worker" and u.classification == "required"
+    )
+
+
+def release_terms(contract: Contract | None) -> ReleaseTerms:
+    """The terms of a run against ``contract`` (``None``: no sglang source was
+    found; the protocols of the newest supported release, whole)."""
+    if contract is None:
+        protocols = ("SpecWorker", "DraftWorker")
+        return ReleaseTerms(
+            release=None,
+            pin=None,
+            members={p: tuple(m.name for m in protocol_definitions(p)) for p in protocols},
+            whole=frozenset(protocols),
+            constructor_keywords=_keywords("SpecWorkerFactory"),
+            draft_factory_keywords=_keywords("DraftWorkerFactory"),
+            notes=(
+                f"no sglang found (none installed, no --sglang): checked against the protocols of the newest "
+                f"supported release, {NEWEST}",
+            ),
+        )
+    release = contract.release
+    pin = pinned_release(release)
+    required = {
+        "SpecWorker": {m for m in contract.required_members() if excluded(m, release) is None},
+        "DraftWorker": {m for m in _draft_needs(contract) if excluded(m, release, receiver="draft_worker") is None},
+    }
+    members: dict[str, tuple[str, ...]] = {}
+    whole: set[str] = set()
+    for protocol, wanted in required.items():
+        defined = [m.name for m in protocol_definitions(protocol, pin)]
+        members[protocol] = tuple(name for name in defined if name in wanted)
+        if set(members[protocol]) == set(defined):
+            whole.add(protocol)
+    every_definition = {m.name for m in protocol_definitions("SpecWorker")}
+    presence = tuple(sorted(required["SpecWorker"] - every_definition))
+    notes: list[str] = []
+    if pin is None:
+        side = "before the oldest" if release_key(release) < release_key(OLDEST) else "after the newest"
+        notes.append(
+            f"sglang {release} is {side} supported release ({OLDEST} to {NEWEST}): checked against the contract "
+            f"read from its own source ({len(required['SpecWorker'])} members its scheduler calls)"
+            + (f"; {', '.join(presence)}: no protocol defines it, checked for presence only" if presence else "")
+        )
+    return ReleaseTerms(
+        release=release,
+        pin=pin,
+        members=members,
+        whole=frozenset(whole),
+        presence=presence,
+        constructor_keywords=contract.constructor_keywords,
+        draft_factory_keywords=contract.draft_factory_keywords,
+        defaults={d.method: d for d in contract.defaults},
+        notes=tuple(notes),
+    )
+
+
+#: The defaults' receivers, which a default "relies on" but which are not defaults to follow.
+_RECEIVERS = frozenset({"draft_worker", "target_worker"})
+
+
+def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str]) -> tuple[DraftNeed, ...]:
+    """What a BaseSpecWorker subclass that defines ``overrides`` (below
+    BaseSpecWorker) inherits from the defaults it keeps, for the checked
+    members: each use of the draft worker on every path of a kept default,
+    and of the kept defaults it relies on."""
+    found: list[DraftNeed] = []
+    for member in terms.checked("SpecWorker"):
+        if member in overrides or member not in terms.defaults:
+            continue
+        seen: set[str] = set()
+
+        def follow(name: str, via: tuple[str, ...], kept: str = member) -> None:
+            if name in seen:
+                return
+            seen.add(name)
+            default = terms.defaults.get(name)
+            if default is None or any(u.classification == "algorithm" for u in default.needs):
+                return  # not a default, or one that dispatches on the algorithm
+            for use in default.needs:
+                if use.receiver == "draft_worker" and use.classification == "required":
+                    found.append(DraftNeed(kept, use.member, via, use.site))
+            for relied in default.relies_on:
+                if relied not in _RECEIVERS and relied not in overrides:
+                    follow(relied, (*via, relied))
+
+        follow(member, (member,))
+    unique: dict[tuple[str, str], DraftNeed] = {}
+    for need in found:
+        unique.setdefault((need.default, need.member), need)
+    return tuple(unique.values())
