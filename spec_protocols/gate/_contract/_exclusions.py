@@ -7,9 +7,10 @@ entry here with its reason. ``tests/test_contract_coverage.py`` holds every
 supported release to that, so a release that starts calling something new
 fails the suite until a member or an entry covers it.
 
-An entry is never a silent gap: the gate notes it (``spec-protocols contract``
-lists the entries of the release it reads), and docs/findings.md explains the
-upstream defects behind most of them.
+An entry is never a silent gap: ``spec-protocols contract`` lists the entries
+that apply to the release it reads (``excluded`` in JSON, "What the protocols
+leave out" in Markdown), and docs/findings.md explains the upstream defects
+behind most of them.
 """
 
 from __future__ import annotations

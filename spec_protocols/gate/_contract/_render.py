@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion
 from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Site, Use
 
 __all__ = ["JSON_VERSION", "contract_json", "contract_markdown"]
@@ -90,8 +91,18 @@ def contract_json(contract: Contract) -> str:
         },
         "built_draft": [_use(u) for u in contract.built_draft],
         "defaults": [_default(d) for d in contract.defaults],
+        "excluded": [_exclusion(e) for e in _exclusions(contract)],
     }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def _exclusions(contract: Contract) -> list[Exclusion]:
+    """The entries of the exclusion table that apply to this release."""
+    return [e for e in EXCLUSIONS if e.applies_to(contract.release)]
+
+
+def _exclusion(entry: Exclusion) -> dict[str, object]:
+    return {"member": entry.member, "receiver": entry.receiver, "keyword": entry.keyword, "reason": entry.reason}
 
 
 # -- Markdown ---------------------------------------------------------------------------
@@ -252,6 +263,23 @@ def _others(contract: Contract) -> list[str]:
     return lines
 
 
+def _left_out(contract: Contract) -> list[str]:
+    lines = [
+        "",
+        "## What the protocols leave out, and why",
+        "",
+        "Required uses that no protocol member models (the gate does not check them); most are upstream defects "
+        "(docs/findings.md).",
+        "",
+        "| use | reason |",
+        "|---|---|",
+    ]
+    for entry in _exclusions(contract):
+        use = f"{entry.receiver}.{entry.member}" + (f"({entry.keyword}=)" if entry.keyword else "")
+        lines.append(f"| {_code(use)} | {_cell(entry.reason)} |")
+    return lines
+
+
 def contract_markdown(contract: Contract) -> str:
     """The contract as a Markdown page, ending in a newline."""
     members = sorted(contract.required_members())
@@ -267,6 +295,7 @@ def contract_markdown(contract: Contract) -> str:
         *_construction(contract),
         *_defaults(contract),
         *_others(contract),
+        *_left_out(contract),
         "",
         "## Classifications",
         "",

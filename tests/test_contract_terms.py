@@ -1,0 +1,219 @@
+"""A release's terms (gate/_contract/_terms.py) and the harness built on them.
+
+Synthetic contracts only: each test says what a release requires and checks
+which members, lines and keywords the gate then checks. Nothing runs a checker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spec_protocols._members import protocol_definitions
+from spec_protocols.gate._contract import Contract, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._model import Classification, UseKind
+from spec_protocols.gate._contract._terms import ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._harness._lines import LineKind, build_harness, factory_keywords
+from spec_protocols.gate._model import ClassRole, DiscoveredClass
+
+SITE = Site("managers/scheduler.py", "Scheduler.run_batch", 1)
+BASE = "sglang.srt.speculative.base_spec_worker.BaseSpecWorker"
+
+
+def use(member: str, classification: Classification = "required", receiver: str = "spec_worker", kind: UseKind = "read") -> Use:
+    return Use(member, receiver, kind, classification, SITE)
+
+
+def needs(method: str, *uses: Use, relies_on: tuple[str, ...] = ()) -> DefaultNeeds:
+    return DefaultNeeds(method, uses, relies_on)
+
+
+def contract(
+    release: str,
+    members: list[str],
+    *,
+    defaults: tuple[DefaultNeeds, ...] = (),
+    constructor: tuple[str, ...] = ("server_args", "gpu_id", "nccl_port", "target_worker"),
+    factory: tuple[str, ...] | None = None,
+) -> Contract:
+    return Contract(
+        release=release,
+        source="<synthetic>",
+        spec_worker=tuple(use(m) for m in members),
+        defaults=defaults,
+        constructor_keywords=constructor,
+        constructor_site=SITE,
+        draft_factory_keywords=factory if factory is not None else factory_keywords("DraftWorkerFactory"),
+        draft_factory_site=SITE,
+    )
+
+
+def spec_members(release: str | None) -> list[str]:
+    return [m.name for m in protocol_definitions("SpecWorker", release)]
+
+
+DRAFT_NEEDS = tuple(
+    needs(name, use(name, receiver="draft_worker"), relies_on=("draft_worker",))
+    for name in [m.name for m in protocol_definitions("DraftWorker")]
+)
+
+
+def test_a_supported_release_that_requires_exactly_the_pinned_protocol_keeps_the_whole_line() -> None:
+    terms = release_terms(contract("0.5.21", spec_members("0.5.21"), defaults=DRAFT_NEEDS))
+    assert terms.pin == "0.5.21"
+    assert terms.checked("SpecWorker") == tuple(spec_members("0.5.21"))
+    assert "draft_parallel_layout" not in terms.checked("SpecWorker")
+    assert terms.whole == {"SpecWorker", "DraftWorker"}
+    assert terms.presence == () and terms.notes == ()
+
+
+def test_a_member_the_release_does_not_call_is_not_checked_and_drops_the_whole_line() -> None:
+    called = [m for m in spec_members("0.5.23") if m != "clear_cache_pool"]
+    terms = release_terms(contract("0.5.23", called, defaults=DRAFT_NEEDS))
+    assert "clear_cache_pool" not in terms.checked("SpecWorker")
+    assert "SpecWorker" not in terms.whole
+
+
+def test_an_excluded_use_is_not_checked() -> None:
+    """model_runner is read by save_remote_model only: an exclusion, never a member."""
+    terms = release_terms(contract("0.5.23", [*spec_members("0.5.23"), "model_runner"], defaults=DRAFT_NEEDS))
+    assert "model_runner" not in terms.checked("SpecWorker") and terms.presence == ()
+    assert "SpecWorker" in terms.whole
+
+
+def test_a_newer_release_is_checked_against_its_own_contract_with_a_note() -> None:
+    terms = release_terms(contract("0.6.0", [*spec_members(None), "brand_new_hook"], defaults=DRAFT_NEEDS))
+    assert terms.pin is None
+    assert terms.presence == ("brand_new_hook",)
+    assert len(terms.notes) == 1 and "0.6.0 is after the newest supported release" in terms.notes[0]
+    assert "brand_new_hook: no protocol defines it, checked for presence only" in terms.notes[0]
+
+
+def test_a_post_release_pins_to_its_base() -> None:
+    assert release_terms(contract("0.5.22.post1", spec_members("0.5.22"))).pin == "0.5.22"
+
+
+def test_no_sglang_means_the_newest_protocols_whole() -> None:
+    terms = release_terms(None)
+    assert terms.release is None and terms.pin is None
+    assert terms.checked("SpecWorker") == tuple(spec_members(None))
+    assert terms.whole == {"SpecWorker", "DraftWorker"}
+    assert "no sglang found" in terms.notes[0]
+
+
+def test_the_release_keywords_are_the_constructor_calls() -> None:
+    terms = release_terms(contract("0.5.20", spec_members("0.5.20"), constructor=("server_args", "ps"), factory=("ps",)))
+    assert terms.constructor_keywords == ("server_args", "ps")
+    assert terms.draft_factory_keywords == ("ps",)
+
+
+# -- inherited needs ---------------------------------------------------------------
+
+WEIGHT_UPDATE = needs("weight_update_runners", use("draft_runners", receiver="draft_worker"), relies_on=("draft_worker",))
+DISPATCH = needs(
+    "_draft_model_runners",
+    use("model_runner", "algorithm", receiver="draft_worker"),
+    use("draft_runners", receiver="draft_worker"),
+    relies_on=("draft_worker",),
+)
+VIA_DISPATCH = needs("primary_draft_kv_pool", relies_on=("_draft_model_runners",))
+CHAINED = needs("init_hicache_draft_plan", relies_on=("_helper",))
+HELPER = needs("_helper", use("draft_runners", receiver="draft_worker"))
+
+
+def terms_with(*defaults: DefaultNeeds) -> ReleaseTerms:
+    return release_terms(contract("0.5.23", spec_members("0.5.23"), defaults=(*DRAFT_NEEDS, *defaults)))
+
+
+def test_a_kept_default_passes_its_needs_on() -> None:
+    found = kept_default_needs(terms_with(WEIGHT_UPDATE), frozenset({"forward_batch_generation"}))
+    assert ("weight_update_runners", "draft_runners") in {(n.default, n.member) for n in found}
+
+
+def test_an_overridden_default_does_not() -> None:
+    found = kept_default_needs(terms_with(WEIGHT_UPDATE), frozenset({"weight_update_runners"}))
+    assert "draft_runners" not in {n.member for n in found}
+
+
+def test_needs_reach_through_the_defaults_a_default_relies_on() -> None:
+    found = kept_default_needs(terms_with(CHAINED, HELPER), frozenset())
+    (need,) = [n for n in found if n.default == "init_hicache_draft_plan"]
+    assert need.member == "draft_runners" and need.via == ("init_hicache_draft_plan", "_helper")
+    # ...unless the worker overrides the default in between.
+    assert not [n for n in kept_default_needs(terms_with(CHAINED, HELPER), frozenset({"_helper"})) if n.default == "init_hicache_draft_plan"]
+
+
+def test_a_default_that_dispatches_on_the_algorithm_is_not_followed() -> None:
+    """_draft_model_runners reads draft_runners except for NGRAM, frozen-KV MTP and DFlash:
+    which path a worker takes is not in its source."""
+    found = kept_default_needs(terms_with(DISPATCH, VIA_DISPATCH), frozenset())
+    assert not [n for n in found if n.default == "primary_draft_kv_pool"]
+
+
+# -- the harness on terms -------------------------------------------------------------
+
+
+def worker(*roles: ClassRole, overrides: frozenset[str] | None = frozenset(), bases: tuple[str, ...] = (BASE,)) -> DiscoveredClass:
+    return DiscoveredClass("plugin", "W", Path("plugin.py"), 1, frozenset(roles), bases=bases, overrides=overrides)
+
+
+def kinds(terms: ReleaseTerms, cls: DiscoveredClass) -> dict[LineKind, list[str]]:
+    harness = build_harness([cls], terms=terms)
+    lines = harness.text.splitlines()
+    found: dict[LineKind, list[str]] = {}
+    for number, tag in harness.tags.items():
+        found.setdefault(tag.kind, []).append(lines[number - 1].strip())
+    return found
+
+
+def test_no_whole_protocol_line_when_the_release_requires_less() -> None:
+    called = [m for m in spec_members("0.5.23") if m != "clear_cache_pool"]
+    lines = kinds(release_terms(contract("0.5.23", called)), worker(ClassRole.SPEC_WORKER))
+    assert LineKind.PROTOCOL not in lines
+    assert not [line for line in lines[LineKind.MEMBER] if line.endswith(".clear_cache_pool")]
+
+
+def test_presence_lines_for_a_member_no_protocol_defines() -> None:
+    terms = release_terms(contract("0.6.0", [*spec_members(None), "brand_new_hook"]))
+    lines = kinds(terms, worker(ClassRole.SPEC_WORKER))
+    assert lines[LineKind.MEMBER_PRESENT] == ["w.brand_new_hook"]
+
+
+def test_the_constructor_takes_the_release_keywords_and_unknown_ones_are_any() -> None:
+    terms = release_terms(contract("0.5.20", spec_members("0.5.20"), constructor=("server_args", "gpu_id", "ps", "nccl_port", "target_worker")))
+    lines = kinds(terms, worker(ClassRole.SPEC_WORKER))
+    signature, call = lines[LineKind.CONSTRUCTOR]
+    assert "ps: Any" in signature and "ps=ps" in call
+
+
+def test_the_factory_line_only_with_the_factory_protocols_keywords() -> None:
+    injected = worker(ClassRole.INJECTED, ClassRole.DRAFT_WORKER, bases=())
+    assert LineKind.FACTORY in kinds(release_terms(contract("0.5.23", spec_members("0.5.23"))), injected)
+    old = release_terms(contract("0.5.20", spec_members("0.5.20"), factory=("server_args", "gpu_id", "ps")))
+    lines = kinds(old, injected)
+    assert LineKind.FACTORY not in lines
+    assert lines[LineKind.CONSTRUCTOR][1].startswith("_b: InjectableDraftWorker = ")
+
+
+def test_needs_lines_for_a_base_spec_worker_subclass_that_keeps_the_default() -> None:
+    terms = terms_with(WEIGHT_UPDATE)
+    lines = kinds(terms, worker(ClassRole.SPEC_WORKER))
+    assert lines[LineKind.NEEDS][0] == "_dw = w._draft_worker"
+    assert "_dw.draft_runners" in lines[LineKind.NEEDS]
+    assert lines[LineKind.NEEDS_ANY] == ["_dw_any: _Canary = _dw"]
+    # It defines draft_worker itself: the defaults read that.
+    assert kinds(terms, worker(ClassRole.SPEC_WORKER, overrides=frozenset({"draft_worker"})))[LineKind.NEEDS][0] == "_dw = w.draft_worker"
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        worker(ClassRole.SPEC_WORKER, overrides=frozenset({"weight_update_runners", *(m.name for m in protocol_definitions("DraftWorker"))})),
+        worker(ClassRole.SPEC_WORKER, overrides=None),  # a base that could not be read
+        worker(ClassRole.SPEC_WORKER, bases=("spec_protocols._base.SpecWorkerBase",)),  # its own defaults
+    ],
+    ids=["overrides-every-default", "unreadable-base", "on-SpecWorkerBase"],
+)
+def test_no_needs_lines_when_nothing_is_inherited_or_nothing_is_known(cls: DiscoveredClass) -> None:
+    assert LineKind.NEEDS not in kinds(terms_with(WEIGHT_UPDATE), cls)
