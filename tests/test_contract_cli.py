@@ -156,3 +156,12 @@ def test_the_real_installed_sglang(capsys: pytest.CaptureFixture[str]) -> None:
     document = json.loads(out)
     assert code == 0 and document["release"] == installed.release
     assert "forward_batch_generation" in document["required_members"]
+
+
+def test_several_releases_make_the_release_by_member_table(capsys: pytest.CaptureFixture[str], release: Path) -> None:
+    code, out, _ = run(capsys, "contract", "--sglang", str(release), "--sglang", str(release), "--format", "markdown")
+    assert code == 0
+    assert out.startswith("# The speculative-worker contract, release by release\n")
+    assert "| member | 7.7.7 | 7.7.7 |" in out and "| `forward_batch_generation` | required | required |" in out
+    code, out, _ = run(capsys, "contract", "--sglang", str(release), "--sglang", str(release))
+    assert code == 0 and [c["release"] for c in json.loads(out)] == ["7.7.7", "7.7.7"]

@@ -115,6 +115,8 @@ examples:
   spec-protocols contract
   spec-protocols contract --sglang 0.5.21 --format markdown -o contract-0.5.21.md
   spec-protocols contract --sglang ~/src/sglang/python --format json
+  spec-protocols contract --sglang 0.5.19 --sglang 0.5.23 --format markdown
+                                        the release x member table of both
 """
 
 
@@ -236,7 +238,9 @@ def _build_parser() -> argparse.ArgumentParser:
     contract.add_argument(
         "--sglang",
         metavar="RELEASE|PATH",
-        help="a release to fetch (e.g. 0.5.23) or a path to its source (default: the installed sglang)",
+        action="append",
+        help="a release to fetch (e.g. 0.5.23) or a path to its source (default: the installed sglang); "
+        "repeat it for the release x member table of several releases",
     )
     contract.add_argument("--format", choices=["json", "markdown"], default="json", help="output format (default: json)")
     contract.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the contract to FILE instead of stdout")
@@ -350,12 +354,19 @@ def _check(args: argparse.Namespace) -> int:
 def _contract(args: argparse.Namespace) -> int:
     """Extract a release's contract and write it (``spec-protocols contract``)."""
     from spec_protocols.gate._contract import contract_json, contract_markdown, extract_contract, resolve_sglang
+    from spec_protocols.gate._contract._render import releases_json, releases_markdown
 
-    source = resolve_sglang(args.sglang)
-    if source is None:
-        raise GateError("no sglang is installed: name a release (--sglang 0.5.23) or a path (--sglang DIR)")
-    contract = extract_contract(source)
-    text = contract_json(contract) if args.format == "json" else contract_markdown(contract)
+    contracts = []
+    for given in args.sglang or [None]:
+        source = resolve_sglang(given)
+        if source is None:
+            raise GateError("no sglang is installed: name a release (--sglang 0.5.23) or a path (--sglang DIR)")
+        contracts.append(extract_contract(source))
+    if len(contracts) == 1:
+        (contract,) = contracts
+        text = contract_json(contract) if args.format == "json" else contract_markdown(contract)
+    else:
+        text = releases_json(contracts) if args.format == "json" else releases_markdown(contracts)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
     else:
