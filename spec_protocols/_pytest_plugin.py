@@ -110,6 +110,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(an entry that accepts nothing is a failing item)",
     )
     group.addoption(
+        "--spec-protocols-sglang",
+        default=None,
+        metavar="RELEASE|PATH",
+        help="check against this sglang release (fetched into the cache) or source tree, as "
+        "`spec-protocols check --sglang` (default: the installed sglang)",
+    )
+    group.addoption(
         "--spec-protocols-ignore-unused-baseline",
         action="store_true",
         default=False,
@@ -189,6 +196,7 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
             list(targets),
             checkers=tuple(dict.fromkeys(checkers)),
             baseline=Path(baseline_opt) if baseline_opt else None,
+            sglang=config.getoption("--spec-protocols-sglang"),
         )
     except GateError as exc:
         return [("error", None, f"spec-protocols gate: {exc}")]

@@ -102,9 +102,10 @@ _FAKE_GATE = """
     import spec_protocols.gate._pipeline as api
     from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
 
-    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True):
+    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True, sglang=None):
         Path("calls.json").write_text(json.dumps(
-            {"targets": list(targets), "checkers": list(checkers), "baseline": str(baseline) if baseline else None}))
+            {"targets": list(targets), "checkers": list(checkers), "baseline": str(baseline) if baseline else None,
+             "sglang": sglang}))
         if "missing" in targets:
             raise GateError("no such target: missing")
         ok = Result(Check("pkg.mod.GoodWorker", "SpecWorker"), Verdict.PASS,
@@ -149,7 +150,7 @@ def test_gate_option_adds_one_item_per_result(pytester: pytest.Pytester) -> None
             "*- [[]pyright[]] forward_batch_generation: parameter on_publish is missing",
         ]
     )
-    assert _calls(pytester) == {"targets": ["pkg", "other.py"], "checkers": list(CHECKER_NAMES), "baseline": None}
+    assert _calls(pytester) == {"targets": ["pkg", "other.py"], "checkers": list(CHECKER_NAMES), "baseline": None, "sglang": None}
 
 
 def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -> None:
@@ -164,12 +165,14 @@ def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -
         "--spec-protocols-checker", "pyright",
         "--spec-protocols-checker", "runtime",
         "--spec-protocols-baseline", "known.json",
+        "--spec-protocols-sglang", "0.5.21",
         "-k", "GoodWorker",
     )
     result.assert_outcomes(passed=1, deselected=1)
     calls = _calls(pytester)
     assert calls["checkers"] == ["pyright", "runtime"]
     assert calls["baseline"] == "known.json"
+    assert calls["sglang"] == "0.5.21"
 
 
 def test_gate_error_is_one_failing_item(pytester: pytest.Pytester) -> None:
@@ -232,6 +235,7 @@ def test_ci_guide_documents_every_plugin_option(pytester: pytest.Pytester) -> No
         "--spec-protocols-gate",
         "--spec-protocols-checker",
         "--spec-protocols-baseline",
+        "--spec-protocols-sglang",
         "--spec-protocols-ignore-unused-baseline",
     }
     for option in options:

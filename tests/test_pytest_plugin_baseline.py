@@ -27,7 +27,7 @@ _FAKE_GATE = """
     from spec_protocols.gate._baseline import apply_baseline, load_baseline
     from spec_protocols.gate._model import Check, GateReport, Problem, Result, Verdict
 
-    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True):
+    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True, sglang=None):
         Path("calls.json").write_text(json.dumps({"checkers": list(checkers)}))
         problems = tuple(p for p in (
             Problem("runtime", None, "abstract class: it cannot be instantiated"),

@@ -353,10 +353,10 @@ def _check(args: argparse.Namespace) -> int:
 
 def _contract(args: argparse.Namespace) -> int:
     """Extract a release's contract and write it (``spec-protocols contract``)."""
-    from spec_protocols.gate._contract import contract_json, contract_markdown, extract_contract, resolve_sglang
+    from spec_protocols.gate._contract import Contract, contract_json, contract_markdown, extract_contract, resolve_sglang
     from spec_protocols.gate._contract._render import releases_json, releases_markdown
 
-    contracts = []
+    contracts: list[Contract] = []
     for given in args.sglang or [None]:
         source = resolve_sglang(given)
         if source is None:

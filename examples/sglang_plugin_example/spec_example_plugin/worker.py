@@ -4,7 +4,9 @@ It subclasses sglang's ``BaseSpecWorker``, which supplies the lifecycle and
 every scheduler-facing member but one: ``forward_batch_generation``, which the
 scheduler calls (scheduler.py:4704, 4870) and ``BaseSpecWorker`` does not
 define. ``BaseSpecWorker`` reads ``self._target_worker`` and
-``self._draft_worker`` without declaring them, so ``__init__`` must set both.
+``self._draft_worker`` without declaring them, so ``__init__`` must set both;
+and its ``weight_update_runners`` reads ``draft_worker.draft_runners``, which
+this worker's ``TpModelWorker`` draft lacks, so it overrides that one too.
 
 The algorithm is deliberately trivial: it drafts nothing and runs the target
 model alone, which is always correct (zero accepted draft tokens). A real
@@ -61,6 +63,13 @@ class ExampleWorker(BaseSpecWorker):
         )
         self._draft_worker = bundle.draft_worker
         self.draft_model_runner: ModelRunner = bundle.draft_model_runner
+
+    def weight_update_runners(self) -> list[tuple[str, ModelRunner]]:
+        """What weight updates apply to. ``BaseSpecWorker``'s default reads
+        ``draft_worker.draft_runners``, which a ``TpModelWorker`` draft does
+        not have (the gate reports keeping it); sglang's DFlash worker does the
+        same as here."""
+        return [("draft", self.draft_model_runner)]
 
     def forward_batch_generation(
         self,

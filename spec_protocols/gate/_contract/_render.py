@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion
+from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion, excluded
 from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Site, Use
 
 __all__ = ["JSON_VERSION", "contract_json", "contract_markdown", "releases_json", "releases_markdown"]
@@ -321,8 +321,6 @@ def _cell_of(contract: Contract, member: str) -> str:
     table), another classification, or ``-`` (the release never uses it)."""
     uses = [u for u in contract.spec_worker if u.member == member and u.receiver == "spec_worker"]
     if any(u.classification == "required" for u in uses):
-        from spec_protocols.gate._contract._exclusions import excluded
-
         return _CELL_WORDS["excluded" if excluded(member, contract.release) else "checked"]
     kinds = sorted({u.classification for u in uses})
     return ", ".join(kinds) if kinds else _CELL_WORDS["absent"]
@@ -386,7 +384,7 @@ def releases_markdown(contracts: Sequence[Contract]) -> str:
     lines += ["", "## What `BaseSpecWorker`'s defaults use on the draft worker", "", *header]
     drafted = sorted({u.member for c in contracts for d in c.defaults for u in d.needs if u.receiver == "draft_worker"})
     for member in drafted:
-        cells = []
+        cells: list[str] = []
         for c in contracts:
             by = sorted({d.method for d in c.defaults for u in d.needs if u.receiver == "draft_worker" and u.member == member})
             cells.append("<br>".join(_code(m) for m in by) or "-")
