@@ -212,3 +212,60 @@ def test_the_stubs_themselves_pass_both_checkers_strictly(tmp_path: Path) -> Non
         cwd=STUBS, capture_output=True, text=True, timeout=600,
     )
     assert pyright.returncode == 0, pyright.stdout + pyright.stderr
+
+
+# -- the gate beside installed stubs -------------------------------------------
+
+# A worker that fails one member, beside the example plugin (which passes), so
+# that the comparison below covers both verdicts.
+BROKEN_WORKER = '''
+from sglang.srt.managers.tp_worker import TpModelWorker
+
+
+class BrokenDraft(TpModelWorker):
+    def init_cuda_graphs(self, extra: int) -> None:  # sglang calls it with no argument
+        super().init_cuda_graphs()
+'''
+
+# An installed sglang-stubs that disagrees with the source: its TpModelWorker
+# has no members at all. Read in place of sglang's tp_worker.py, it would fail
+# every class built on TpModelWorker.
+STALE_TP_WORKER_STUB = "class TpModelWorker:\n    def __init__(self) -> None: ...\n"
+
+
+def _gate_results(targets: list[str], env_path: Path | None) -> list[dict[str, object]]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if env_path is not None:
+        # mypy looks for stub packages on the whole import path: PYTHONPATH is
+        # as good as site-packages, and leaves this environment untouched.
+        env["PYTHONPATH"] = str(env_path)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "spec-protocols"), "check", *targets, "--checker", "mypy", "--checker", "pyright",
+         "--format", "json", "--no-timings"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    results: list[dict[str, object]] = json.loads(proc.stdout)["results"]
+    return results
+
+
+@pytest.mark.checkers
+@pytest.mark.slow
+def test_the_gate_gives_the_same_verdicts_with_sglang_stubs_installed(installed_stubs: Path, tmp_path: Path) -> None:
+    # docs/authoring.md's IDE set-up installs sglang-stubs into the author's
+    # environment, the one that runs the gate; the gate must judge the source.
+    stale = tmp_path / "stale-site"
+    package = stale / "sglang-stubs"
+    (package / "srt" / "managers").mkdir(parents=True)
+    (package / "py.typed").write_text("partial\n")
+    for init in (package / "__init__.pyi", package / "srt" / "__init__.pyi", package / "srt" / "managers" / "__init__.pyi"):
+        init.write_text("")
+    (package / "srt" / "managers" / "tp_worker.pyi").write_text(STALE_TP_WORKER_STUB)
+    (tmp_path / "broken_draft.py").write_text(BROKEN_WORKER)
+    targets = [str(REPO_ROOT / "examples" / "sglang_plugin_example" / "spec_example_plugin"), str(tmp_path / "broken_draft.py")]
+
+    without = _gate_results(targets, None)
+    assert {r["verdict"] for r in without} == {"pass", "fail"}, without
+    assert _gate_results(targets, installed_stubs) == without
+    assert _gate_results(targets, stale) == without

@@ -28,7 +28,7 @@ from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
-from spec_protocols.gate._harness._environment import cache_dir, library_root
+from spec_protocols.gate._harness._environment import cache_dir, library_root, mypy_site_packages
 from spec_protocols.gate._harness._sites import is_canary
 from spec_protocols.gate._model import CheckerOutcome, GateError
 
@@ -89,6 +89,11 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
     elsewhere = check_input.sglang_root is not None
     if elsewhere or ("site-packages" not in root.parts and "dist-packages" not in root.parts):
         paths.append(str(root))  # a checkout (editable install); mypy finds an installed one itself
+    # An installed sglang-stubs would stand in for the code under check: mypy
+    # then reads the static view (no stubs) instead of site-packages.
+    view = None if elsewhere else mypy_site_packages()
+    if view is not None:
+        paths.append(str(view))
     helper = [shadow.helper] if shadow is not None else []
     read = sorted({*found.source_modules, "spec_protocols", "spec_protocols.*", *static.stubbed, *helper} - set(checked))
     lines = [
@@ -103,7 +108,7 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
         "show_error_codes = True",
         "warn_unused_ignores = False",
         *_pin_lines(check_input.terms.pin),
-        *(["no_site_packages = True"] if elsewhere else []),
+        *(["no_site_packages = True"] if elsewhere or view is not None else []),
         "",
         f"[mypy-{','.join(read)}]",
         "follow_imports = silent",

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec_protocols.gate._harness._environment import cache_dir, check_no_installed_stubs, stub_overlay
+from spec_protocols.gate._harness._environment import cache_dir, stub_overlay
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._harness._lines import Harness, build_harness, factory_keywords
 from spec_protocols.gate._harness._sites import SiteShadow, build_shadow
@@ -80,7 +80,6 @@ def prepare(
     if not static:
         yield CheckInput(found, timeout, None, terms, sglang_root)
         return
-    check_no_installed_stubs(found.source_modules)
     factory = terms.draft_factory_keywords
     keywords = factory if factory is not None else factory_keywords("DraftWorkerFactory")
     shadow = build_shadow(found.sites, cache_dir(), keywords)

@@ -17,6 +17,13 @@ third-party imports are unresolved, which is harmless for conformance (the
 canary lines report a class that becomes ``Unknown``). mypy gets the same
 effect with ``follow_imports = skip`` outside the modules it must read.
 
+*Installed stubs are left out.* An author may install ``sglang-stubs`` for
+the IDE (docs/authoring.md). pyright never sees it: the static view links
+only the packages above. mypy would (it prefers an installed stub package to
+the source, and no option tells it to ignore one), so where one is installed
+mypy reads the static view too, instead of the interpreter's site-packages
+(:func:`mypy_site_packages`). The verdicts are those of a run without it.
+
 Both live under a cache directory so that mypy's incremental cache stays
 valid between runs (it keys modules by path).
 """
@@ -28,7 +35,6 @@ import importlib.util
 import os
 import shutil
 import sys
-import sysconfig
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -36,8 +42,9 @@ from spec_protocols.gate._model import GateError
 
 __all__ = [
     "cache_dir",
-    "check_no_installed_stubs",
+    "installed_stubs",
     "library_root",
+    "mypy_site_packages",
     "static_view",
     "stub_modules",
     "stub_overlay",
@@ -175,11 +182,6 @@ def _is_package(name: str, search: Sequence[str] | None) -> bool:
     return found is not None and (found.is_dir() or found.name == "__init__.py")
 
 
-def _site_packages() -> list[Path]:
-    paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    return [Path(p) for p in sorted(paths)]
-
-
 def _installed(top_level: str) -> Path | None:
     """Where the import system would load top-level ``top_level`` from.
 
@@ -205,13 +207,17 @@ def static_view(sglang_root: Path | None = None) -> Path:
     """A fake virtual environment for pyright: site-packages with only what the
     checks need; its ``sglang`` is the one in ``sglang_root`` when given
     (``--sglang``), else the import system's."""
-    py = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    entries = {name: _installed(name) for name in ("sglang", "typing_extensions", "spec_protocols")}
+    return _view(("sglang", "typing_extensions", "spec_protocols"), sglang_root)
+
+
+def _view(packages: Sequence[str], sglang_root: Path | None = None) -> Path:
+    """A fake virtual environment whose site-packages links ``packages``."""
+    entries = {name: _installed(name) for name in packages}
     if sglang_root is not None:
         entries["sglang"] = sglang_root / "sglang"
     stamp = _digest([sys.executable, *(f"{k}={v}" for k, v in sorted(entries.items()))])
     root = cache_dir() / "view" / stamp
-    site = root / "lib" / py / "site-packages"
+    site = _site_packages_of(root)
     if not (root / ".complete").exists():
         shutil.rmtree(root, ignore_errors=True)
         site.mkdir(parents=True)
@@ -223,23 +229,33 @@ def static_view(sglang_root: Path | None = None) -> Path:
     return root
 
 
-def check_no_installed_stubs(source_modules: Iterable[str]) -> None:
-    """Refuse to run when an installed ``sglang-stubs`` would shadow code under test.
+def _site_packages_of(view: Path) -> Path:
+    return view / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
 
-    Both checkers prefer an installed stub package to the source, and neither
-    can be told to ignore one, so the verdict would be about the stub.
+
+def installed_stubs() -> tuple[Path, ...]:
+    """Every ``sglang-stubs`` folder on the import path (site-packages, a
+    ``.pth`` entry, ``PYTHONPATH``): the places mypy looks for stub packages."""
+    seen: dict[Path, None] = {}
+    for entry in sys.path:
+        folder = Path(entry or ".") / "sglang-stubs"
+        if folder.is_dir():
+            seen[folder.resolve()] = None
+    return tuple(seen)
+
+
+def mypy_site_packages() -> Path | None:
+    """Where mypy looks for installed packages: ``None`` for the interpreter's
+    own site-packages, else a folder to put on ``mypy_path`` (and mypy reads no
+    site-packages).
+
+    An installed ``sglang-stubs`` would stand in for the modules under check,
+    whose real source the verdict is about; then mypy gets a view like
+    pyright's, where the stubs are absent. Only then: without installed stubs
+    mypy keeps the interpreter's site-packages, as it always has. The view
+    leaves out ``typing_extensions``, which mypy takes from its own typeshed
+    (on ``mypy_path`` it would shadow that, an error).
     """
-    for site in _site_packages():
-        stubs = site / "sglang-stubs"
-        if not stubs.is_dir():
-            continue
-        for module in sorted(source_modules):
-            parts = module.split(".")
-            if parts[0] != "sglang":
-                continue
-            rel = Path(*parts[1:]) if len(parts) > 1 else Path()
-            if (stubs / rel).with_suffix(".pyi").exists() or (stubs / rel / "__init__.pyi").exists():
-                raise GateError(
-                    f"sglang-stubs is installed in {site} and would shadow {module}, which is under "
-                    "check; run the gate from an environment without it (pip uninstall sglang-stubs)"
-                )
+    if not installed_stubs():
+        return None
+    return _site_packages_of(_view(("sglang", "spec_protocols")))
