@@ -24,6 +24,7 @@ __all__ = [
     "GateError",
     "GateReport",
     "InjectionSite",
+    "MemberDefinition",
     "Problem",
     "ResolvedTarget",
     "Result",
@@ -104,6 +105,23 @@ class ResolvedTarget:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberDefinition:
+    """Where a class gets one of its members: the ``def`` (or assignment) that
+    an attribute lookup on the class finds, in the class itself or in the
+    base it inherits it from (sglang's included), as the source writes it."""
+
+    name: str
+    #: The dotted name of the class whose body defines it.
+    owner: str
+    file: Path
+    #: The ``def`` line (not a decorator's), or the assignment's.
+    line: int
+    #: The definition as an author reads it: ``Owner.name(self, x: int) -> R``
+    #: (see :mod:`spec_protocols.gate._signatures`).
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class DiscoveredClass:
     """A class the gate will check, found by reading source (never importing)."""
 
@@ -126,6 +144,15 @@ class DiscoveredClass:
     #: properties, class attributes): what it does *not* inherit from
     #: ``BaseSpecWorker``. ``None`` when one of those bases could not be read.
     overrides: frozenset[str] | None = None
+    #: Each name the class and its bases define, as a lookup on the class
+    #: finds it (nearest in the method resolution order): problems are
+    #: reported at the member's own ``def``, and say what the class has.
+    members: tuple[MemberDefinition, ...] = ()
+
+    def definition(self, name: str | None) -> MemberDefinition | None:
+        """The definition a lookup of ``name`` on the class finds; None when
+        neither the class nor a base the gate read defines it."""
+        return next((m for m in self.members if m.name == name), None)
 
     @property
     def dotted(self) -> str:

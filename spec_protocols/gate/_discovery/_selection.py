@@ -40,6 +40,7 @@ from spec_protocols.gate._model import (
     InjectionSite,
     ResolvedTarget,
 )
+from spec_protocols.gate._discovery._members import member_definitions
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
 from spec_protocols.gate._module_paths import search_path
 
@@ -174,6 +175,7 @@ def discover(targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path] = ()
                 injection_sites=tuple(injected_at.get(qualified, ())),
                 may_be_abstract=qualified in subclassed or _declares_abstract(index, module, info.node),
                 overrides=_overrides(index, qualified),
+                members=member_definitions(index, qualified, _ROOTS),
             )
         )
         # The checkers must read, from source, the module of the class, of
