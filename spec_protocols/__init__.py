@@ -25,8 +25,10 @@ from spec_protocols._protocols import (
     InjectableDraftWorker,
     SpecWorker,
     SpecWorkerFactory,
+    SupportsDraftModelRunners,
     SupportsGrammarOverlap,
     SupportsPipelineProxy,
+    SupportsRequestFinished,
 )
 from spec_protocols._streams import get_plan_stream
 
@@ -50,8 +52,10 @@ __all__ = [
     "SpecWorker",
     "SpecWorkerBase",
     "SpecWorkerFactory",
+    "SupportsDraftModelRunners",
     "SupportsGrammarOverlap",
     "SupportsPipelineProxy",
+    "SupportsRequestFinished",
     "TypedDraftWorkerBundle",
     "WorkerNotInitializedError",
     "build_draft_tp_worker",

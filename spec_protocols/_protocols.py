@@ -22,7 +22,7 @@ optional *capability* protocol (:class:`SupportsGrammarOverlap`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, TypeVar
 
 from typing_extensions import Protocol, runtime_checkable
@@ -51,8 +51,10 @@ __all__ = [
     "InjectableDraftWorker",
     "SpecWorker",
     "SpecWorkerFactory",
+    "SupportsDraftModelRunners",
     "SupportsGrammarOverlap",
     "SupportsPipelineProxy",
+    "SupportsRequestFinished",
 ]
 
 #: What the scheduler passes as ``on_publish``: a callback taking the new
@@ -443,6 +445,48 @@ class SupportsPipelineProxy(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsRequestFinished(Protocol):
+    """A worker that wants to hear when a request finishes.
+
+    sglang 0.5.23's batch-result processor calls
+    ``draft_worker.note_request_finished(rid=..., natural_stop=...)`` for every
+    finished request (batch_result_processor.py:1442), but only behind
+    ``isinstance(draft_worker, BaseSpecWorker)``: a worker that conforms to
+    :class:`SpecWorker` without that base never gets the hook. The sglang
+    integration series (integrations/sglang/) guards the call with this
+    protocol instead. ``BaseSpecWorker``'s default is a no-op; DSpark settles
+    its block-accept estimator in it.
+
+    ``isinstance`` against it is answered per class from a cache
+    (:mod:`spec_protocols._isinstance_cache`): the guard runs for every
+    finished request, so it must cost no more than the nominal check
+    (benchmarks/isinstance_protocol.py).
+    """
+
+    def note_request_finished(self, *, rid: str, natural_stop: bool) -> None:
+        """``rid`` finished; ``natural_stop`` is true for a matched stop token."""
+        ...
+
+
+@runtime_checkable
+class SupportsDraftModelRunners(Protocol):
+    """A worker whose draft model has runners of its own, with KV pools to size.
+
+    After graph capture, sglang 0.5.23's scheduler resizes the KV pools for
+    ``self.draft_worker._draft_model_runners()`` (scheduler.py:1176,
+    ``Scheduler.init_model_worker``): a private ``BaseSpecWorker`` method,
+    called on any worker. The sglang integration series makes it public as
+    ``draft_model_runners()`` and calls it only on a worker with this
+    capability; a worker without it has no draft runners to size (NGRAM's
+    kind).
+    """
+
+    def draft_model_runners(self) -> Sequence[ModelRunner]:
+        """The draft model's runners, in pool order; empty when the draft keeps no KV."""
+        ...
+
+
 #: Where each protocol member is called, in the sglang 0.5.23 source (the
 #: newest supported release). ``spec-protocols explain`` prints these;
 #: tests/test_contract_coverage.py holds them to the contract extracted from
@@ -493,6 +537,14 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
     "SupportsPipelineProxy": {
         "forward_batch_generation": "managers/scheduler.py:4816,4829 (pp_proxy_tensors=)",
     },
+    "SupportsRequestFinished": {
+        "note_request_finished": "managers/scheduler_components/batch_result_processor.py:1442 "
+        "(SchedulerBatchResultProcessor._handle_finish_state_updated_req; behind isinstance BaseSpecWorker)",
+    },
+    "SupportsDraftModelRunners": {
+        "draft_model_runners": "managers/scheduler.py:1176 (Scheduler.init_model_worker; "
+        "the private _draft_model_runners() before the integration series)",
+    },
 }
 
 
@@ -500,4 +552,12 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
 # spec_protocols/_isinstance_cache.py for what it keys on and when it resets.
 from spec_protocols._isinstance_cache import install_isinstance_cache  # noqa: E402 - needs the classes above
 
-install_isinstance_cache(DraftWorker, InjectableDraftWorker, SpecWorker, SupportsGrammarOverlap, SupportsPipelineProxy)
+install_isinstance_cache(
+    DraftWorker,
+    InjectableDraftWorker,
+    SpecWorker,
+    SupportsDraftModelRunners,
+    SupportsGrammarOverlap,
+    SupportsPipelineProxy,
+    SupportsRequestFinished,
+)

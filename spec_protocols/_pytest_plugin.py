@@ -56,7 +56,15 @@ def _resolve_protocol(protocol: object) -> object:
         return protocol
     import spec_protocols
 
-    names = ("SpecWorker", "DraftWorker", "DraftWorkerFactory", "SupportsGrammarOverlap", "SupportsPipelineProxy")
+    names = (
+        "SpecWorker",
+        "DraftWorker",
+        "DraftWorkerFactory",
+        "SupportsGrammarOverlap",
+        "SupportsPipelineProxy",
+        "SupportsRequestFinished",
+        "SupportsDraftModelRunners",
+    )
     if protocol not in names:
         raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(names)}")
     return getattr(spec_protocols, protocol)

@@ -669,6 +669,23 @@ def test_build_draft_tp_worker_with_an_injection_point(tmp_path: Path) -> None:
     assert (contract.built_draft[2].positional, contract.built_draft[2].keywords) == (1, ("fast",))
 
 
+def test_build_draft_tp_worker_behind_overloads_is_read_from_its_implementation(tmp_path: Path) -> None:
+    # A typed build_draft_tp_worker (the integration series' 0002) declares
+    # @overload signatures first; the first has no draft_worker_cls.
+    overloads = (
+        "from typing import overload\n\n\n"
+        "@overload\ndef build_draft_tp_worker(*, server_args, gpu_id): ...\n\n\n"
+        "@overload\ndef build_draft_tp_worker(*, server_args, gpu_id, draft_worker_cls): ...\n\n\n"
+    )
+    contract = contract_of(
+        tmp_path,
+        "def run(self):\n    self.draft_worker.forward_batch_generation(batch)\n",
+        {"srt/speculative/draft_worker_common.py": overloads + DRAFT_COMMON_INJECTED},
+    )
+    assert contract.draft_factory_keywords == ("server_args", "gpu_id", "is_draft_worker", "random_seed", "load_group")
+    assert [u.member for u in contract.built_draft] == ["model_runner", "draft_runner", "warm_up"]
+
+
 def test_build_draft_tp_worker_without_an_injection_point(tmp_path: Path) -> None:
     contract = contract_of(
         tmp_path,

@@ -223,7 +223,8 @@ def _build_parser() -> argparse.ArgumentParser:
     explain.add_argument(
         "protocol",
         metavar="PROTOCOL",
-        help="SpecWorker, DraftWorker, DraftWorkerFactory, SupportsGrammarOverlap or SupportsPipelineProxy",
+        help="SpecWorker, DraftWorker, DraftWorkerFactory, or a capability: SupportsGrammarOverlap, "
+        "SupportsPipelineProxy, SupportsRequestFinished, SupportsDraftModelRunners",
     )
 
     contract = sub.add_parser(

@@ -35,10 +35,20 @@ PROTOCOL_NAMES: Final[tuple[str, ...]] = (
     "DraftWorkerFactory",
     "SupportsGrammarOverlap",
     "SupportsPipelineProxy",
+    "SupportsRequestFinished",
+    "SupportsDraftModelRunners",
 )
 
 # Protocols a spec worker satisfies: SpecWorkerBase's defaults are relevant.
-_SPEC_SIDE: Final = frozenset({"SpecWorker", "SupportsGrammarOverlap", "SupportsPipelineProxy"})
+_SPEC_SIDE: Final = frozenset(
+    {
+        "SpecWorker",
+        "SupportsGrammarOverlap",
+        "SupportsPipelineProxy",
+        "SupportsRequestFinished",
+        "SupportsDraftModelRunners",
+    }
+)
 
 # What supplies the members of the draft-side protocols, in words.
 _DRAFT_SIDE_DEFAULT: Final[Mapping[str, str]] = {
@@ -130,8 +140,12 @@ def _kind(protocol: type[Any], member: str) -> str:
     return "method" if callable(value) else "attribute"
 
 
-def _base_default(member: str) -> str:
-    """Where ``SpecWorkerBase`` defines ``member`` (non-abstract), or why it does not."""
+def _base_default(member: str, *, capability: bool) -> str:
+    """Where ``SpecWorkerBase`` defines ``member`` (non-abstract), or why it does not.
+
+    A *capability* protocol (``Supports...``) is optional: a worker without
+    the member simply lacks the capability, so "must define it" would be wrong.
+    """
     for klass in SpecWorkerBase.__mro__:
         if klass is object:
             continue
@@ -141,6 +155,8 @@ def _base_default(member: str) -> str:
             if getattr(target, "__isabstractmethod__", False):
                 return f"none: abstract in {klass.__name__}, every worker must write it"
             return f"yes ({klass.__name__}.{member})"
+    if capability:
+        return "none: optional; a worker has this capability when it defines it"
     return "none: every worker must define it"
 
 
@@ -166,7 +182,11 @@ def explain(protocol_name: str) -> str:
         lines.append(textwrap.indent(_signature(protocol, member), "  "))
         lines.append(f"      kind:      {_kind(protocol, member)}")
         lines.append(f"      called at: sglang/srt/{call_sites.get(member, '(no call site recorded)')}")
-        default = _base_default(member) if protocol_name in _SPEC_SIDE else _DRAFT_SIDE_DEFAULT[protocol_name]
+        default = (
+            _base_default(member, capability=protocol_name != "SpecWorker")
+            if protocol_name in _SPEC_SIDE
+            else _DRAFT_SIDE_DEFAULT[protocol_name]
+        )
         lines.append(f"      default:   {default}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

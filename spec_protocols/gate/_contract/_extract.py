@@ -1480,10 +1480,20 @@ def _find_function(tree: _Tree, preferred: str, name: str) -> tuple[_Module, Fun
         module = tree.module_at(path)
         if module is None:
             continue
-        for node in _functions(module.tree.body):
-            if node.name == name:
-                return module, node
+        # With @overload signatures, the implementation is what runs: its
+        # body passes the keywords and its parameters have the defaults.
+        # (A module of overloads only, as a stub, keeps its first.)
+        found = [node for node in _functions(module.tree.body) if node.name == name]
+        implementations = [node for node in found if not _is_overload(node)]
+        if implementations:
+            return module, implementations[-1]
+        if found:
+            return module, found[0]
     return None
+
+
+def _is_overload(func: FunctionNode) -> bool:
+    return any(_last_name(d) == "overload" for d in func.decorator_list)
 
 
 def _is_abstract(func: FunctionNode) -> bool:
