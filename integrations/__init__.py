@@ -1,0 +1,1 @@
+"""Patch series that make other projects import spec_protocols; see integrations/sglang/README.md."""
