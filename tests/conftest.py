@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,13 @@ if TYPE_CHECKING:
     from spec_protocols.gate._contract import SglangSource
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# The suite runs the gate with its verdict cache off (this process and every
+# subprocess inherit it): many tests replace a checker or part of one, which
+# no cache key can see, and a test that expects a checker to run must see it
+# run. tests/test_verdict_cache.py turns the cache on, under tmp_path, for
+# the tests that are about it.
+os.environ.setdefault("SPEC_PROTOCOLS_NO_CACHE", "1")
 
 
 @pytest.fixture(scope="session")

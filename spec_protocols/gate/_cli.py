@@ -73,6 +73,19 @@ baselines (see docs/verdicts.md):
       exits 0 once FILE is written, whatever the verdicts (unverified checks
       cannot be recorded, and still fail a later --baseline run).
 
+the verdict cache:
+  A checker whose input is unchanged is not run again: its verdicts are
+  reused from verdicts/ in the gate's cache folder ($SPEC_PROTOCOLS_CACHE_DIR,
+  else $XDG_CACHE_HOME/spec-protocols or ~/.cache/spec-protocols). The key is
+  the content of everything it reads: the code under check and what it
+  imports from outside site-packages, sglang's package, this package and its
+  stubs; and the checker's version, the options, the interpreter, the
+  installed distributions and the SGLANG_*, CUDA_*, TORCH_*, PYTHON* (...)
+  environment variables. The report is the same either way; the timings show
+  "NAME (cached)", and one stderr line names the checkers reused. --no-cache
+  (or SPEC_PROTOCOLS_NO_CACHE=1) runs every checker; deleting the folder is
+  always safe. docs/performance.md says what the key does not cover.
+
 examples:
   spec-protocols check
   spec-protocols check my_plugin --format github
@@ -213,6 +226,12 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--reason", help="the reason stored with each new --write-baseline entry")
     check.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
     check.add_argument("--no-timings", action="store_true", help="leave timings out of the report (stable output)")
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="run every checker: neither reuse nor store cached verdicts (as $SPEC_PROTOCOLS_NO_CACHE=1 does; "
+        "see 'the verdict cache' below)",
+    )
 
     explain = sub.add_parser(
         "explain",
@@ -323,6 +342,7 @@ def _check(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         allow_import=not args.no_import,
         sglang=args.sglang,
+        cache=not args.no_cache,
     )
     unused: tuple[BaselineEntry, ...] = ()
     if baseline is not None and not args.ignore_unused_baseline and not args.write_baseline:
@@ -337,6 +357,13 @@ def _check(args: argparse.Namespace) -> int:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     for entry in unused:
         sys.stderr.write(f"spec-protocols: {unused_entry_line(entry)}\n")
+    # Said outside the report, so that a report does not depend on the cache.
+    reused = sorted(k.removesuffix(" (cached)") for k in report.timings if k.endswith(" (cached)"))
+    if reused:
+        sys.stderr.write(
+            f"spec-protocols: {', '.join(reused)}: verdicts reused from the cache (nothing they read changed; "
+            "--no-cache runs them)\n"
+        )
     if written is not None:
         count = len(written.entries)
         sys.stderr.write(

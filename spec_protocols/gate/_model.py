@@ -248,6 +248,9 @@ class CheckerOutcome:
     notes: Mapping[Check, str] = field(default_factory=dict[Check, str])
     #: The version of the checker that gave these verdicts.
     version: str = ""
+    #: The verdicts may not repeat on the same input (a runtime probe died,
+    #: killed for memory, say): the verdict cache does not keep them.
+    transient: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,11 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from spec_protocols._releases import OLDEST
+from spec_protocols.gate._cache import VerdictCache, open_cache
 from spec_protocols.gate._checkers import CHECKERS
 from spec_protocols.gate._contract import SglangSource, extract_contract, installed_source, resolve_sglang
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._harness import prepare
+from spec_protocols.gate._harness._environment import cache_dir
 from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
@@ -79,6 +81,7 @@ def run_gate(
     timeout: float = 600.0,
     allow_import: bool = True,
     sglang: str | None = None,
+    cache: bool = True,
 ) -> GateReport:
     """Check ``targets`` with ``checkers``; raise :class:`GateError` on bad input.
 
@@ -86,6 +89,9 @@ def run_gate(
     ``sglang``: check against that release (fetched into the cache) or the
     source tree at that path rather than the installed sglang; static checkers
     only (the runtime checker, which imports, is skipped with a note).
+    ``cache=False`` (or ``$SPEC_PROTOCOLS_NO_CACHE``) neither reuses nor stores
+    verdicts (:mod:`spec_protocols.gate._cache`); a reused checker appears in
+    the timings as ``"NAME (cached)"``, and the cache's own cost as ``"cache"``.
     """
     start = time.perf_counter()
     unknown = [c for c in checkers if c not in CHECKER_NAMES]
@@ -99,6 +105,7 @@ def run_gate(
         raise GateError(f"--no-import forbids the {importing[0]} checker, which imports the target")
     timings: dict[str, float] = {}
     notes: list[str] = []
+    verdict_cache = open_cache(cache, cache_dir() / "verdicts")
 
     t0 = time.perf_counter()
     source = resolve_sglang(sglang)
@@ -141,15 +148,22 @@ def run_gate(
                 f"sglang {terms.release} has no draft_worker_cls (build_draft_tp_worker takes none before "
                 f"{OLDEST}): the injected draft worker classes are checked with the newest release's keywords"
             )
-        outcomes = _run_checkers(found, chosen, timeout, terms, extra_roots[0] if extra_roots else None)
+        outcomes, reused = _run_checkers(
+            found, chosen, timeout, terms, extra_roots[0] if extra_roots else None, verdict_cache
+        )
         for outcome in outcomes:
-            timings[outcome.checker] = timings.get(outcome.checker, 0.0) + outcome.seconds
+            # A reused verdict cost this run nothing but the cache's own time.
+            cached = outcome.checker in reused
+            label = f"{outcome.checker} (cached)" if cached else outcome.checker
+            timings[label] = timings.get(label, 0.0) + (0.0 if cached else outcome.seconds)
         runtime_outcomes.extend(o for o in outcomes if CHECKERS[o.checker].imports_target)
         checks = sorted({check for o in outcomes for check in o.verdicts})
         results.extend(_distinct(combine(checks, outcomes, classes), classes, seen))
     runtime_note = _runtime_skipped_everything(runtime_outcomes)
     if runtime_note is not None:
         notes.append(runtime_note)
+    if verdict_cache is not None:
+        timings["cache"] = verdict_cache.seconds
     versions = {name: CHECKERS[name].version() for name in chosen}
     checked = (
         SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None
@@ -230,13 +244,27 @@ def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome]) -> str | Non
 
 
 def _run_checkers(
-    found: Discovery, chosen: Sequence[str], timeout: float, terms: ReleaseTerms, sglang_root: Path | None
-) -> list[CheckerOutcome]:
-    """Every chosen checker on one discovery, in parallel; outcomes in report order."""
+    found: Discovery,
+    chosen: Sequence[str],
+    timeout: float,
+    terms: ReleaseTerms,
+    sglang_root: Path | None,
+    verdict_cache: VerdictCache | None,
+) -> tuple[list[CheckerOutcome], frozenset[str]]:
+    """Every chosen checker on one discovery, in parallel, except those whose
+    verdicts the cache holds; outcomes in report order, and the names reused."""
     adapters = [CHECKERS[name] for name in chosen]
     static = any(a.reads_harness for a in adapters)
     with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root) as check_input:
-        with ThreadPoolExecutor(max_workers=len(adapters)) as pool:
-            futures = [pool.submit(adapter.run, check_input) for adapter in adapters]
-            outcomes = [future.result() for future in futures]
-    return [replace(outcome, version=adapter.version()) for adapter, outcome in zip(adapters, outcomes, strict=True)]
+        lookup = verdict_cache.look_up(adapters, check_input) if verdict_cache is not None else None
+        reused = lookup.hits if lookup is not None else {}
+        to_run = [adapter for adapter in adapters if adapter.name not in reused]
+        with ThreadPoolExecutor(max_workers=max(1, len(to_run))) as pool:
+            futures = {adapter.name: pool.submit(adapter.run, check_input) for adapter in to_run}
+            ran = {name: future.result() for name, future in futures.items()}
+    if verdict_cache is not None and lookup is not None:
+        for outcome in ran.values():
+            verdict_cache.store(lookup, outcome)
+    outcomes = [reused[a.name] if a.name in reused else ran[a.name] for a in adapters]
+    stamped = [replace(outcome, version=adapter.version()) for adapter, outcome in zip(adapters, outcomes, strict=True)]
+    return stamped, frozenset(reused)

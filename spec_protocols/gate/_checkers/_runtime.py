@@ -108,14 +108,18 @@ def run_runtime(
         "constructor_keywords": list(terms.constructor_keywords),
         "factory_keywords": list(factory) if factory is not None else None,
     }
+    died = False
     if items:
-        for entry in _run_probes(items, search_roots, timeout, deadline=start + timeout, release=release):
+        entries, died = _run_probes(items, search_roots, timeout, deadline=start + timeout, release=release)
+        for entry in entries:
             check = Check(entry["target"], entry["protocol"])
             verdicts[check] = Verdict(entry["verdict"])
             problems[check] = tuple(Problem(NAME, p["member"], p["message"]) for p in entry["problems"])
             if entry.get("note"):
                 notes[check] = entry["note"]
-    return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes)
+    # A probe that died may not die next time (it was killed for memory, say):
+    # such an outcome is not one to reuse.
+    return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes, transient=died)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +140,8 @@ class _Run:
 
 def _run_probes(
     items: list[dict[str, Any]], search_roots: Sequence[Path], timeout: float, *, deadline: float, release: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Every result, in request order, probing again after each death.
+) -> tuple[list[dict[str, Any]], bool]:
+    """Every result, in request order, probing again after each death; and whether a probe died.
 
     Bounded: a probe that dies settles at least one more class (the one it
     died on is ``skipped``), or the run is a :class:`GateError`; so there are
@@ -145,6 +149,7 @@ def _run_probes(
     """
     settled: dict[int, list[dict[str, Any]]] = {}
     pending = items
+    deaths = False
     # mkdtemp: mode 0700, a name no one else can predict or take.
     with tempfile.TemporaryDirectory(prefix="spec-protocols-runtime-") as private:
         for attempt in range(len(items)):
@@ -158,6 +163,7 @@ def _run_probes(
                 # the probe itself is broken, not the target.
                 raise GateError(f"the runtime checker crashed ({_exit_words(run.returncode)}): {run.crash_line}")
             doing, what = died
+            deaths = True
             for item in pending:
                 if item["index"] in settled:
                     continue
@@ -176,7 +182,7 @@ def _run_probes(
             pending = remaining
             if not pending:
                 break
-    return [entry for item in items for entry in settled[item["index"]]]
+    return [entry for item in items for entry in settled[item["index"]]], deaths
 
 
 def _target_of(items: list[dict[str, Any]], index: object) -> str:

@@ -1,0 +1,305 @@
+"""What a checker's verdict depends on outside its input value, as digests.
+
+*Files by content.* Every tree that enters a key (sglang's package, the
+packages of the code under check and what they import from outside
+site-packages, this package and its stubs) is digested file by file, by
+sha256 of the bytes, every file (data files and extension modules too: the
+runtime checker imports them), ``__pycache__`` left out.
+
+*Through a stat memo.* Reading sglang's 10,000 files (200 MB) costs about
+0.8 s, more than a warm gate run should. So each tree has a memo, as git's
+index is one: a file whose size, mtime, ctime and inode are all what the memo
+recorded is taken to have the content recorded; any other file is read again.
+ctime cannot be set from user space, so resetting a file's mtime after
+editing it does not fool the memo; what would is a file system that keeps all
+four through a content change. A file changed within two seconds of being
+recorded is not memoised (git's "racy" case: the clock may not have ticked).
+
+*The import closure.* The code under check imports other code; mypy and
+pyright read it through their search path, the runtime checker imports it.
+Starting from the top-level names that the checked modules (and discovery)
+name, each name is located as the import system would, and:
+
+* in the standard library: the interpreter's version stands for it;
+* in site-packages, and not sglang or a package under check: the
+  installed distributions stand for it (:func:`distributions`);
+* anywhere else (a search root, the current directory, PYTHONPATH, an
+  editable install): its tree is digested, and the top-level names its
+  Python files import are followed in turn.
+
+The names a file imports are found by a pattern over its text (``import a.b,
+c``, ``from a import ...``), not by parsing: a name in a string or comment is
+followed too, which only widens the key. What the pattern cannot see is an
+import by a computed name (``importlib.import_module(name)``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import stat
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib.machinery import PathFinder
+from pathlib import Path
+from typing import Any, cast
+
+__all__ = [
+    "ENVIRONMENT_PREFIXES",
+    "StatMemo",
+    "Tree",
+    "distributions",
+    "environment",
+    "in_site_packages",
+    "in_standard_library",
+    "interpreter",
+    "locate",
+    "write_json",
+]
+
+_MEMO_FORMAT = 1
+# A file changed this recently may change again within the same clock tick.
+_RACY_NS = 2_000_000_000
+_SKIPPED_DIRS = frozenset({"__pycache__"})
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w., \t]*))", re.M)
+
+#: Environment variables in every key: those the checkers or code imported
+#: at check time commonly read (sglang reads SGLANG_* at import, torch CUDA_*
+#: and TORCH_*, mypy MYPYPATH, pyright's launcher NODE_*). A variable outside
+#: them that the target reads at import time is not in the key.
+ENVIRONMENT_PREFIXES = (
+    "PYTHON", "SGLANG", "SGL_", "CUDA", "NVIDIA", "TORCH", "PYTORCH", "HF_", "HUGGINGFACE", "TRANSFORMERS",
+    "TOKENIZERS", "TRITON", "FLASHINFER", "OMP_", "MKL_", "LD_", "MYPY", "PYRIGHT", "NODE_", "SPEC_PROTOCOLS_",
+)
+_ENVIRONMENT_NAMES = frozenset({"PATH", "VIRTUAL_ENV", "CONDA_PREFIX"})
+# Where the cache is and whether it is used decide nothing about a verdict.
+_ENVIRONMENT_IGNORED = frozenset({"SPEC_PROTOCOLS_CACHE_DIR", "SPEC_PROTOCOLS_NO_CACHE"})
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """A digested file or folder: its content digest and the top-level names its Python files import."""
+
+    digest: str
+    imports: frozenset[str]
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _imports(data: bytes) -> list[str]:
+    names: set[str] = set()
+    for match in _IMPORT.finditer(data):
+        if match.group(1):
+            names.add(match.group(1).split(b".")[0].decode())
+        else:
+            for part in match.group(2).split(b","):
+                words = part.split()
+                if words:
+                    names.add(words[0].split(b".")[0].decode())
+    return sorted(n for n in names if n.isidentifier())
+
+
+def _walk(root: str, prefix: str = "") -> Iterator[tuple[str, str, os.stat_result | None]]:
+    """Every file below ``root`` (relative name, path, stat), in a fixed order.
+
+    A symbolic link to a folder is not followed (a cycle would never end):
+    it stands as its target's path (stat None). A file that cannot be read
+    stands as such. Paths stay strings: building ``Path`` objects cost more
+    than the stat calls on sglang's tree.
+    """
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        rel = prefix + entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in _SKIPPED_DIRS:
+                    yield from _walk(entry.path, rel + "/")
+                continue
+            if entry.is_symlink() and os.path.isdir(entry.path):
+                yield rel + "/", os.readlink(entry.path), None
+                continue
+            yield rel, entry.path, entry.stat(follow_symlinks=True)
+        except OSError:
+            yield rel, entry.path, None
+
+
+class StatMemo:
+    """Content digests of trees, re-read only where a file's stat changed.
+
+    ``store``: the folder holding one memo file per tree; ``None`` keeps
+    nothing between runs (every file is read). A memo that cannot be read
+    is an empty one; it is written atomically (a temporary file, then
+    ``os.replace``), so a reader sees the old memo or the new one.
+    """
+
+    def __init__(self, store: Path | None) -> None:
+        self._store = store
+        self._trees: dict[Path, Tree] = {}
+
+    def tree(self, root: Path) -> Tree:
+        """The digest of the file or folder at ``root`` (once per run and root)."""
+        if root not in self._trees:
+            self._trees[root] = self._digest(root)
+        return self._trees[root]
+
+    def _memo_file(self, root: Path) -> Path | None:
+        if self._store is None:
+            return None
+        return self._store / f"{_sha(str(root).encode())[:32]}.json"
+
+    def _load(self, memo_file: Path | None, root: Path) -> dict[str, list[Any]]:
+        if memo_file is None:
+            return {}
+        try:
+            data: Any = json.loads(memo_file.read_text(encoding="utf-8"))
+            if data["format"] != _MEMO_FORMAT or data["root"] != str(root):
+                return {}
+            return cast(dict[str, list[Any]], data["files"])
+        except (OSError, ValueError, LookupError, TypeError):
+            return {}
+
+    def _digest(self, root: Path) -> Tree:
+        memo_file = self._memo_file(root)
+        memo = self._load(memo_file, root)
+        kept: dict[str, list[Any]] = {}
+        digest = hashlib.sha256()
+        imports: set[str] = set()
+        now = time.time_ns()
+        files: list[tuple[str, str, os.stat_result | None]]
+        if root.is_dir():
+            files = list(_walk(str(root)))
+        else:
+            try:
+                files = [("", str(root), root.stat())]
+            except OSError:
+                files = [("", str(root), None)]
+        for rel, path, st in files:
+            if st is None or not stat.S_ISREG(st.st_mode):
+                digest.update(f"{rel}\0{path}\0-\0".encode())
+                continue
+            signature = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+            known = memo.get(rel)
+            if known is not None and len(known) == 6 and known[:4] == signature:
+                sha, names = str(known[4]), [str(n) for n in known[5]]
+            else:
+                try:
+                    with open(path, "rb") as handle:
+                        data = handle.read()
+                except OSError:
+                    digest.update(f"{rel}\0unreadable\0".encode())
+                    continue
+                sha = _sha(data)
+                names = _imports(data) if path.endswith((".py", ".pyi")) else []
+            if now - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
+                kept[rel] = [*signature, sha, names]
+            digest.update(f"{rel}\0{sha}\0".encode())
+            imports.update(names)
+        if memo_file is not None and kept != memo:
+            write_json(memo_file, {"format": _MEMO_FORMAT, "root": str(root), "files": kept})
+        return Tree(digest.hexdigest(), frozenset(imports))
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write ``data`` to ``path`` atomically; a cache that cannot be written is no error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def locate(name: str, search: Iterable[str]) -> Path | None:
+    """Where top-level module ``name`` would be imported from: a package's
+    folder, a module's file (of any kind: an extension module too), or None.
+    ``PathFinder`` only reads directories."""
+    try:
+        spec = PathFinder.find_spec(name, list(search))
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin) if spec.origin and spec.origin not in ("built-in", "frozen") else None
+
+
+@cache
+def _standard_library() -> tuple[Path, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib") if k in paths)
+
+
+def in_standard_library(path: Path) -> bool:
+    """Whether ``path`` is part of the interpreter's standard library (outside site-packages)."""
+    resolved = path.resolve()
+    if in_site_packages(resolved):
+        return False
+    return any(resolved == lib or lib in resolved.parents for lib in _standard_library())
+
+
+def in_site_packages(path: Path) -> bool:
+    return bool({"site-packages", "dist-packages"} & set(path.parts))
+
+
+def distributions() -> list[str]:
+    """Every installed distribution on ``sys.path``: its ``.dist-info`` /
+    ``.egg-info`` folder name (name and version) and its RECORD's size and
+    mtime (a reinstall rewrites it), and every ``.pth`` / ``.egg-link`` with
+    its content (editable installs). Reading folder names costs milliseconds;
+    reading every METADATA would cost a tenth of a second."""
+    found: list[str] = []
+    for entry in dict.fromkeys(p for p in sys.path if p):
+        folder = Path(entry)
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    record = (folder / name / "RECORD").stat()
+                    found.append(f"{entry}/{name}:{record.st_size}:{record.st_mtime_ns}")
+                except OSError:
+                    found.append(f"{entry}/{name}")
+            elif name.endswith((".pth", ".egg-link")):
+                try:
+                    found.append(f"{entry}/{name}:{_sha((folder / name).read_bytes())}")
+                except OSError:
+                    found.append(f"{entry}/{name}")
+    return found
+
+
+def environment() -> dict[str, str]:
+    """The environment variables in every key (:data:`ENVIRONMENT_PREFIXES`, PATH, VIRTUAL_ENV, CONDA_PREFIX)."""
+    return {
+        name: value
+        for name, value in sorted(os.environ.items())
+        if name not in _ENVIRONMENT_IGNORED and (name in _ENVIRONMENT_NAMES or name.startswith(ENVIRONMENT_PREFIXES))
+    }
+
+
+def interpreter() -> list[str]:
+    """The interpreter that runs the checkers (and imports the target)."""
+    return [sys.executable, sys.version, sys.implementation.cache_tag or "", sys.platform, platform.machine()]

@@ -1,0 +1,316 @@
+"""The verdict cache (spec_protocols/gate/_cache): a checker whose input is unchanged is not run again.
+
+The suite runs with the cache off (tests/conftest.py sets
+SPEC_PROTOCOLS_NO_CACHE); these tests turn it on, in a cache folder of their
+own. A counting wrapper around the runtime checker (fast: the fixture imports
+only spec_protocols) tells whether the checker ran. No test here measures time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from spec_protocols.gate._cache import NO_CACHE_ENV
+from spec_protocols.gate._cache._codec import Undecodable, decode, encode
+from spec_protocols.gate._cache._fingerprint import StatMemo
+from spec_protocols.gate._checkers import CHECKERS, Checker
+from spec_protocols.gate._cli import main
+from spec_protocols.gate._harness import CheckInput
+from spec_protocols.gate._model import Check, CheckerOutcome, GateReport, Problem, Verdict
+from spec_protocols.gate._pipeline import run_gate
+from spec_protocols.gate._reports import render
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "determinism" / "broken_workers.py"
+
+
+class Counting:
+    """A checker that counts its runs and otherwise is ``inner``."""
+
+    def __init__(self, inner: Checker, version: str | None = None, transient: bool = False) -> None:
+        self.inner = inner
+        self.runs = 0
+        self._version = version
+        self._transient = transient
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def reads_harness(self) -> bool:
+        return self.inner.reads_harness
+
+    @property
+    def imports_target(self) -> bool:
+        return self.inner.imports_target
+
+    def version(self) -> str:
+        return self._version if self._version is not None else self.inner.version()
+
+    def run(self, check_input: CheckInput) -> CheckerOutcome:
+        self.runs += 1
+        outcome = self.inner.run(check_input)
+        return replace(outcome, transient=True) if self._transient else outcome
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache folder for the module: its stat memo of sglang's tree is
+    built once, and each test checks its own copy of the fixture, so that no
+    test sees another's entries."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def cache_on(monkeypatch: pytest.MonkeyPatch, shared_cache: Path) -> Path:
+    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(shared_cache))
+    return shared_cache
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> Path:
+    """A fresh copy of the determinism fixture (three broken workers)."""
+    copy = tmp_path / "plugin" / "broken_workers.py"
+    copy.parent.mkdir()
+    shutil.copyfile(FIXTURE, copy)
+    return copy
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counting]:
+    counting = Counting(CHECKERS["runtime"])
+    monkeypatch.setitem(CHECKERS, "runtime", counting)  # type: ignore[index] # the registry is a dict
+    yield counting
+
+
+def _gate(target: Path, *, cache: bool = True) -> GateReport:
+    return run_gate([str(target)], checkers=["runtime"], cache=cache)
+
+
+def _stable(report: GateReport) -> str:
+    return render(report, "json", include_timings=False)
+
+
+def test_a_hit_reuses_the_verdicts_without_running_the_checker(cache_on: Path, target: Path, runtime: Counting) -> None:
+    first = _gate(target)
+    second = _gate(target)
+    assert runtime.runs == 1
+    assert _stable(second) == _stable(first)
+    assert [r.verdict for r in second.results] == [Verdict.FAIL] * len(second.results) and second.results
+    assert "runtime (cached)" in second.timings and "runtime" not in second.timings
+    assert "runtime" in first.timings and "runtime (cached)" not in first.timings
+
+
+def test_the_cached_report_is_the_uncached_one_byte_for_byte(cache_on: Path, target: Path, runtime: Counting) -> None:
+    uncached = _gate(target, cache=False)
+    _gate(target)
+    cached = _gate(target)
+    assert runtime.runs == 2
+    for fmt in ("json", "text", "junit", "markdown", "github"):
+        assert render(cached, fmt, include_timings=False) == render(uncached, fmt, include_timings=False), fmt
+
+
+def test_editing_a_target_file_runs_the_checker_again(cache_on: Path, target: Path, runtime: Counting) -> None:
+    _gate(target)
+    target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    _gate(target)
+    assert runtime.runs == 2
+
+
+def test_editing_a_module_the_target_imports_runs_the_checker_again(
+    cache_on: Path, target: Path, runtime: Counting
+) -> None:
+    # A sibling module the target imports: not a checked module, but read
+    # when the target is imported (and by pyright).
+    helper = target.parent / "worker_helpers.py"
+    helper.write_text("VALUE = 1\n", encoding="utf-8")
+    target.write_text("import worker_helpers\n" + target.read_text(encoding="utf-8"), encoding="utf-8")
+    _gate(target)
+    _gate(target)
+    assert runtime.runs == 1
+    helper.write_text("VALUE = 2\n", encoding="utf-8")
+    _gate(target)
+    assert runtime.runs == 2
+
+
+def test_choosing_another_class_runs_the_checker_again(cache_on: Path, target: Path, runtime: Counting) -> None:
+    run_gate([str(target)], checkers=["runtime"])
+    run_gate([f"{target}:MissingAndAsync"], checkers=["runtime"])
+    assert runtime.runs == 2
+
+
+def test_another_checker_version_runs_the_checker_again(
+    cache_on: Path, target: Path, runtime: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _gate(target)
+    monkeypatch.setitem(CHECKERS, "runtime", Counting(runtime.inner, version="9.9.9"))  # type: ignore[index]
+    upgraded = CHECKERS["runtime"]
+    _gate(target)
+    assert isinstance(upgraded, Counting) and upgraded.runs == 1
+
+
+def test_an_environment_variable_sglang_reads_runs_the_checker_again(
+    cache_on: Path, target: Path, runtime: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _gate(target)
+    monkeypatch.setenv("SGLANG_SOME_SETTING", "1")
+    _gate(target)
+    assert runtime.runs == 2
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted((cache / "verdicts" / "entries").rglob("*.json"))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda text: "",  # empty
+        lambda text: text[: len(text) // 2],  # cut short
+        lambda text: "{not json",
+        lambda text: json.dumps({**json.loads(text), "outcome": {"checker": "runtime", "verdicts": "no"}}),
+        lambda text: json.dumps({**json.loads(text), "key": "0" * 64}),  # another key's entry
+    ],
+    ids=["empty", "truncated", "not-json", "wrong-shape", "wrong-key"],
+)
+def test_a_damaged_entry_is_ignored(
+    cache_on: Path, target: Path, runtime: Counting, damage: Callable[[str], str]
+) -> None:
+    before = set(_entries(cache_on))
+    first = _gate(target)
+    mine = [p for p in _entries(cache_on) if p not in before]
+    assert len(mine) == 1
+    mine[0].write_text(damage(mine[0].read_text(encoding="utf-8")), encoding="utf-8")
+    second = _gate(target)
+    assert runtime.runs == 2
+    assert _stable(second) == _stable(first)
+    # ... and the next run's entry replaced the damaged one.
+    _gate(target)
+    assert runtime.runs == 2
+
+
+def test_deleting_the_cache_folder_is_safe(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, target: Path, runtime: Counting
+) -> None:
+    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
+    cache = tmp_path / "own-cache"
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(cache))
+    first = _gate(target)
+    shutil.rmtree(cache)
+    second = _gate(target)
+    assert runtime.runs == 2
+    assert _stable(second) == _stable(first)
+
+
+def test_cache_false_neither_reuses_nor_stores(cache_on: Path, target: Path, runtime: Counting) -> None:
+    before = set(_entries(cache_on))
+    _gate(target, cache=False)
+    _gate(target, cache=False)
+    assert runtime.runs == 2
+    assert set(_entries(cache_on)) == before
+
+
+def test_no_cache_on_the_command_line_runs_the_checker(
+    cache_on: Path, target: Path, runtime: Counting, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", str(target), "--checker", "runtime", "--format", "json", "--no-timings"]) == 1
+    first = capsys.readouterr()
+    assert main(["check", str(target), "--checker", "runtime", "--format", "json", "--no-timings"]) == 1
+    second = capsys.readouterr()
+    assert runtime.runs == 1
+    assert "reused from the cache" not in first.err
+    assert "spec-protocols: runtime: verdicts reused from the cache" in second.err
+    assert second.out == first.out
+    assert main(["check", str(target), "--checker", "runtime", "--format", "json", "--no-timings", "--no-cache"]) == 1
+    third = capsys.readouterr()
+    assert runtime.runs == 2
+    assert "reused from the cache" not in third.err
+    assert third.out == first.out
+
+
+def test_the_environment_variable_turns_the_cache_off(
+    cache_on: Path, target: Path, runtime: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(NO_CACHE_ENV, "1")
+    _gate(target)
+    _gate(target)
+    assert runtime.runs == 2
+
+
+def test_a_transient_outcome_is_not_kept(
+    cache_on: Path, target: Path, runtime: Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dying = Counting(runtime.inner, transient=True)
+    monkeypatch.setitem(CHECKERS, "runtime", dying)  # type: ignore[index]
+    _gate(target)
+    _gate(target)
+    assert dying.runs == 2
+
+
+@pytest.mark.checkers
+def test_all_three_checkers_are_reused_and_report_the_same(cache_on: Path, target: Path) -> None:
+    uncached = run_gate([str(target)], cache=False)
+    run_gate([str(target)])
+    counting = {name: Counting(CHECKERS[name]) for name in ("runtime", "mypy", "pyright")}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, checker in counting.items():
+            patch.setitem(CHECKERS, name, checker)  # type: ignore[index]
+        cached = run_gate([str(target)])
+    assert {name: c.runs for name, c in counting.items()} == {"runtime": 0, "mypy": 0, "pyright": 0}
+    assert _stable(cached) == _stable(uncached)
+    assert {"runtime (cached)", "mypy (cached)", "pyright (cached)"} <= set(cached.timings)
+
+
+# -- the pieces ------------------------------------------------------------------
+
+
+def test_an_outcome_round_trips_through_json() -> None:
+    check = Check("pkg.mod.Worker", "SpecWorker")
+    site = Check("pkg.mod.make:draft_worker_cls", "DraftWorkerFactory")
+    outcome = CheckerOutcome(
+        "mypy",
+        {check: Verdict.FAIL, site: Verdict.UNVERIFIED},
+        {
+            check: (Problem("mypy", "init_cuda_graphs", "async, expected sync", "pkg/mod.py", 12),),
+            site: (Problem("mypy", None, "Any", unverified=True),),
+        },
+        1.25,
+        {site: "a note"},
+        "2.4.1",
+    )
+    assert decode(CheckerOutcome, json.loads(json.dumps(encode(outcome)))) == outcome
+
+
+def test_an_entry_written_before_a_defaulted_field_existed_still_reads() -> None:
+    @dataclass(frozen=True)
+    class Later:
+        message: str
+        added: int = 7
+
+    assert decode(Later, {"message": "m"}) == Later("m")
+    with pytest.raises(Undecodable):
+        decode(Later, {"added": 1})
+    with pytest.raises(Undecodable):
+        decode(Later, {"message": 3})
+
+
+def test_the_stat_memo_sees_an_edit_that_keeps_size_and_mtime(tmp_path: Path) -> None:
+    tree = tmp_path / "pkg"
+    tree.mkdir()
+    module = tree / "mod.py"
+    module.write_text("A = 1\n", encoding="utf-8")
+    stamp = module.stat()
+    memo = tmp_path / "memo"
+    first = StatMemo(memo).tree(tree)
+    module.write_text("A = 2\n", encoding="utf-8")  # same size
+    os.utime(module, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # the old mtime back
+    assert StatMemo(memo).tree(tree).digest != first.digest
+    assert StatMemo(memo).tree(tree).imports == frozenset()
