@@ -10,13 +10,24 @@ become vacuous.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._harness._lines import Harness, LineKind, build_harness
-from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Verdict
+from spec_protocols.gate._model import (
+    ABSTRACT_BASE_NOTE,
+    Check,
+    CheckerOutcome,
+    ClassRole,
+    DiscoveredClass,
+    InjectionSite,
+    MemberDefinition,
+    Problem,
+    Verdict,
+)
 from spec_protocols.gate._harness._sites import SiteShadow
 from spec_protocols.gate._verdicts import combine, overall
 
@@ -184,7 +195,7 @@ def test_sites_pass_fail_or_unverified_from_their_helpers() -> None:
     failed = interpret("mypy", harness, [canary, failure], shadow=shadow)
     assert failed.verdicts[check] is Verdict.FAIL
     assert failed.problems[check][0].message == (
-        'build_draft_tp_worker\'s call of draft_worker_cls fails: Unexpected keyword argument "gpu_id" for "Bad"'
+        'build_draft_tp_worker\'s call of draft_worker_cls=self.cls fails: Unexpected keyword argument "gpu_id" for "Bad"'
     )
     assert failed.problems[check][0].line == 9
     silent = interpret("mypy", harness, [], shadow=shadow)
@@ -207,3 +218,107 @@ def test_combine_fail_beats_unverified_beats_pass_and_all_skipped_is_unverified(
     # identical note from two checkers appears once.
     assert result.problems == ()
     assert result.notes == ("runtime: skipped: cannot import plug.mod", ABSTRACT_BASE_NOTE)
+
+
+# -- messages an author can act on ------------------------------------------------
+
+_OWN_FORWARD = MemberDefinition(
+    "forward_batch_generation",
+    GOOD,
+    Path("/plug/mod.py"),
+    12,
+    "Good.forward_batch_generation(self, batch: ScheduleBatch) -> GenerationBatchResult",
+)
+_INHERITED_INIT = MemberDefinition("__init__", "plug.base.Base", Path("/plug/base.py"), 40, "Base.__init__(self) -> None")
+_PYRIGHT_SIGNATURE = (
+    'Type "(batch: ScheduleBatch) -> GenerationBatchResult" is not assignable to declared type '
+    '"_SpecWorker__forward_batch_generation"\n'
+    '  Type "(batch: ScheduleBatch) -> GenerationBatchResult" is not assignable to type '
+    '"(batch: ScheduleBatch, /, *, on_publish: PublishCallback | None = ...) -> GenerationBatchResult"\n'
+    '    Missing keyword parameter "on_publish"'
+)
+_MYPY_SIGNATURE = (
+    'Incompatible types in assignment (expression has type "Callable[[ScheduleBatch], GenerationBatchResult]", '
+    'variable has type "_SpecWorker__forward_batch_generation")'
+)
+
+
+@pytest.fixture(scope="module")
+def located() -> Harness:
+    good = replace(_cls("Good"), members=(_INHERITED_INIT, _OWN_FORWARD))
+    return build_harness([good, _cls("Other")])
+
+
+@pytest.mark.parametrize(
+    ("checker", "message", "reason"),
+    [
+        ("pyright", _PYRIGHT_SIGNATURE, 'Missing keyword parameter "on_publish"'),
+        ("mypy", _MYPY_SIGNATURE, 'read as "Callable[[ScheduleBatch], GenerationBatchResult]"'),
+    ],
+)
+def test_a_signature_problem_is_at_the_members_def_with_expected_and_got(
+    located: Harness, checker: str, message: str, reason: str
+) -> None:
+    diagnostics = _healthy(located, GOOD, OTHER) + _fire(located, GOOD, LineKind.MEMBER_SIGNATURE, "forward_batch_generation", message)
+    (problem,) = interpret(checker, located, diagnostics).problems[Check(GOOD, "SpecWorker")]
+    assert (problem.member, problem.file, problem.line) == ("forward_batch_generation", "/plug/mod.py", 12)
+    assert problem.message == (
+        f"signature does not match: {reason}; expected SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *, "
+        "on_publish: PublishCallback | None = ...) -> GenerationBatchResult; "
+        f"got {_OWN_FORWARD.text}"
+    )
+    assert "_SpecWorker__" not in problem.message
+
+
+def test_a_missing_member_is_at_the_class_line_and_says_what_is_expected(located: Harness) -> None:
+    missing = Diagnostic(
+        _lines(located, GOOD, LineKind.MEMBER_SIGNATURE, "init_cuda_graphs")[0],
+        'Cannot access attribute "init_cuda_graphs" for class "Good"\n  Attribute "init_cuda_graphs" is unknown',
+        "reportAttributeAccessIssue",
+    )
+    (problem,) = interpret("pyright", located, [*_healthy(located, GOOD, OTHER), missing]).problems[Check(GOOD, "SpecWorker")]
+    assert (problem.member, problem.file, problem.line) == ("init_cuda_graphs", "/plug/mod.py", 3)
+    assert problem.message == "missing: Good has no init_cuda_graphs; expected SpecWorker.init_cuda_graphs(self) -> None"
+
+
+def test_the_constructor_is_one_problem_at_the_inherited_init(located: Harness) -> None:
+    lines = _lines(located, GOOD, LineKind.CONSTRUCTOR, "__init__")
+    diagnostics = _healthy(located, GOOD, OTHER) + [
+        Diagnostic(lines[-1], f'No parameter named "{k}"', "reportCallIssue") for k in ("gpu_id", "nccl_port")
+    ]
+    (problem,) = interpret("pyright", located, diagnostics).problems[Check(GOOD, "SpecWorker")]
+    # Inherited: reported in the base's file, at its def.
+    assert (problem.member, problem.file, problem.line) == ("__init__", "/plug/base.py", 40)
+    assert problem.message.startswith(
+        'the constructor cannot take the call sglang makes: No parameter named "gpu_id"; No parameter named "nccl_port"; '
+        "expected SpecWorkerFactory.__call__(self, *, server_args: ServerArgs, gpu_id: int"
+    )
+    assert problem.message.endswith("; got Base.__init__(self) -> None")
+
+
+def test_the_whole_protocol_line_names_pyrights_member_in_its_words(located: Harness) -> None:
+    whole = (
+        'Type "Good" is not assignable to declared type "SpecWorker"\n'
+        '  "Good" is incompatible with protocol "SpecWorker"\n'
+        '    "forward_batch_generation" is an incompatible type\n'
+        '      Type "partialmethod[GenerationBatchResult]" is not assignable to type "(batch: ScheduleBatch) -> GenerationBatchResult"\n'
+        '    "SpecWorker" is not assignable to "Good"\n'
+        '    "SpecWorker" is not assignable to "Good"'
+    )
+    (problem,) = interpret("pyright", located, [*_healthy(located, GOOD, OTHER), *_fire(located, GOOD, LineKind.PROTOCOL, message=whole)]).problems[
+        Check(GOOD, "SpecWorker")
+    ]
+    assert (problem.member, problem.line) == ("forward_batch_generation", 12)
+    assert problem.message.startswith('does not match: read as "partialmethod[GenerationBatchResult]"; expected SpecWorker.forward_batch_generation(')
+    assert "is not assignable to \"Good\"" not in problem.message
+
+
+def test_combine_puts_a_runtime_problem_at_its_members_def() -> None:
+    check = Check(GOOD, "SpecWorker")
+    found = (Problem("runtime", "forward_batch_generation", "[signature] ..."), Problem("runtime", "step", "[missing] ..."))
+    runtime = CheckerOutcome("runtime", {check: Verdict.FAIL}, {check: found})
+    (result,) = combine([check], [runtime], {GOOD: replace(_cls("Good"), members=(_OWN_FORWARD,))})
+    assert [(p.member, p.file, p.line) for p in result.problems] == [
+        ("forward_batch_generation", "/plug/mod.py", 12),
+        ("step", "/plug/mod.py", 3),  # a member the class lacks: the class line
+    ]

@@ -7,6 +7,7 @@ Each test asserts what a reader of that format would notice.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import xml.etree.ElementTree as ET
@@ -189,12 +190,14 @@ def test_text_table_rows_and_first_problem() -> None:
     assert rows["UnoWorker"][1:] == ["SpecWorker", "pass", "unverified", "pass", "unverified"]
     failing_row = next(i for i, line in enumerate(lines) if line.split()[-1:] == ["fail"])
     assert lines[failing_row].split()[1:] == ["DraftWorker", "skipped", "fail", "fail", "fail"]
-    # Under the failing row: its full path, then the most readable problem
-    # (runtime, then pyright, then mypy) and how many more.
+    # Under the failing row: its full path, then the most useful problem
+    # (pyright's, then mypy's, then the runtime checker's) whole, wrapped, at
+    # the member's file and line, and how many more.
     assert lines[failing_row + 1].strip() == FAILING
-    problem = lines[failing_row + 2]
-    assert problem.startswith("  pyright: draft: property turned into a method")
-    assert problem.endswith("(+1 more)")
+    assert lines[failing_row + 2].startswith(f"  pyright: draft ({FAIL_FILE}:77):")
+    continued = list(itertools.takewhile(lambda line: line.startswith("    "), lines[failing_row + 3 :]))
+    problem = " ".join(line.strip() for line in [lines[failing_row + 2], *continued])
+    assert problem == f"pyright: draft ({FAIL_FILE}:77): {PROBLEM_PYRIGHT.message.strip()} (+1 more)"
     unverified_row = next(i for i, line in enumerate(lines) if line.startswith("UnoWorker"))
     assert lines[unverified_row + 1].strip() == UNVERIFIED
     assert lines[unverified_row + 2].strip() == "mypy: class is Any to mypy: untyped import of plugin_pkg.base"
@@ -209,12 +212,17 @@ def test_text_summary_line() -> None:
     assert render_text(REPORT, include_timings=False).splitlines()[-1] == "3 checked: 1 pass, 1 fail, 1 unverified"
 
 
-def test_text_truncates_long_message_to_fit() -> None:
-    long = Problem("pyright", "m", "word " * 60)
-    report = GateReport((Result(Check("a.B", "SpecWorker"), F, {"pyright": F}, (long,)),), ("pyright",), {})
+def test_text_wraps_a_long_message_whole_never_mid_word() -> None:
+    words = [f"word{n}" for n in range(60)]
+    long = Problem("pyright", "m", " ".join(words))
+    report = GateReport((Result(Check("a.B", "SpecWorker"), F, {"pyright": F}, (long, replace(long, member="n"))),), ("pyright",), {})
     lines = render_text(report).splitlines()
-    problem = next(line for line in lines if line.startswith("  pyright"))
-    assert len(problem) == 80 and problem.endswith("...")
+    start = next(i for i, line in enumerate(lines) if line.startswith("  pyright"))
+    block = [lines[start], *itertools.takewhile(lambda line: line.startswith("    "), lines[start + 1 :])]
+    assert len(block) > 1 and all(len(line) <= 80 for line in block)
+    # Every word whole, in order, and the count of the others after the last.
+    assert " ".join(line.strip() for line in block).split() == ["pyright:", "m:", *words, "(+1", "more)"]
+    assert "..." not in "".join(block)
 
 
 def test_short_names_disambiguate_and_elide() -> None:
@@ -249,6 +257,21 @@ def test_junit_parses_and_counts() -> None:
     unverified = cases[(UNVERIFIED, "SpecWorker")].find("failure")
     assert unverified is not None and unverified.get("type") == "unverified"
     assert "untyped import" in (unverified.get("message") or "")
+
+
+def test_junit_case_is_at_its_leading_problems_member_with_that_message_whole() -> None:
+    root = ET.fromstring(render_junit(REPORT).encode("utf-8"))
+    cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
+    failing = cases[(FAILING, "DraftWorker")]
+    # The problem the text report leads with: pyright's, at its member's def line.
+    assert (failing.get("file"), failing.get("line")) == (FAIL_FILE, "77")
+    failure = failing.find("failure")
+    assert failure is not None
+    expected = f"pyright: draft: {' '.join(PROBLEM_PYRIGHT.message.split())} ({FAIL_FILE}:77) (+1 more)"
+    assert failure.get("message") == expected
+    # A passing case, and a problem without a file, carry no location.
+    assert cases[(PASSING, "SpecWorker")].get("file") is None
+    assert cases[(UNVERIFIED, "SpecWorker")].get("file") is None
 
 
 def test_junit_escapes_markup_and_control_characters() -> None:

@@ -9,6 +9,7 @@ not verified by anything, so it is ``unverified``, never ``pass``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from spec_protocols.gate._model import Check, CheckerOutcome, DiscoveredClass, Problem, Result, Verdict
 
@@ -38,10 +39,13 @@ def combine(
             verdict = outcome.verdicts.get(check, Verdict.UNVERIFIED)
             per_checker[outcome.checker] = verdict
             for p in outcome.problems.get(check, ()):
-                # Point each problem at the class's source, where a reader (or a
-                # GitHub annotation) can act on it; the harness line is internal.
+                # Point each problem at the source, where a reader (or a GitHub
+                # annotation) can act on it: the member's own def (in the base
+                # it is inherited from), else the class line.
                 if p.file is None and cls is not None:
-                    p = Problem(p.checker, p.member, p.message, str(cls.file), cls.line)
+                    found = cls.definition(p.member)
+                    file, line = (found.file, found.line) if found is not None else (cls.file, cls.line)
+                    p = replace(p, file=str(file), line=line)
                 problems.append(p)
             note = outcome.notes.get(check)
             if note is not None:

@@ -53,13 +53,14 @@ import copy
 import enum
 import keyword
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from typing_extensions import Protocol
 
 from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
 from spec_protocols.gate._contract._terms import ReleaseTerms, kept_default_needs, release_terms
 from spec_protocols.gate._model import Check, ClassRole, DiscoveredClass, GateError
+from spec_protocols.gate._signatures import describe_function
 
 __all__ = [
     "CANARY_MEMBER",
@@ -107,6 +108,10 @@ class LineTag:
     is_property: bool = False
     #: For NEEDS lines: the inherited use and its fix, in words.
     need: str | None = None
+    #: What the line asks of the class, in the protocol's words
+    #: (``SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /,
+    #: ...) -> GenerationBatchResult``): the "expected" half of a problem.
+    expected: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +122,9 @@ class Harness:
     checks: tuple[Check, ...]
     #: Targets that may be abstract without failing (see DiscoveredClass.may_be_abstract).
     may_be_abstract: frozenset[str] = frozenset()
+    #: The classes checked, by dotted path: where each member is defined and
+    #: what it is (the "got" half of a problem, and its file and line).
+    classes: Mapping[str, DiscoveredClass] = field(default_factory=dict[str, DiscoveredClass])
 
 
 def protocol_members(protocol: str, release: str | None = None) -> tuple[ProtocolMember, ...]:
@@ -358,9 +366,14 @@ def build_harness(
         target = cls.dotted
 
         def tag(
-            kind: LineKind, check: Check | None = None, member: str | None = None, prop: bool = False, need: str | None = None
+            kind: LineKind,
+            check: Check | None = None,
+            member: str | None = None,
+            prop: bool = False,
+            need: str | None = None,
+            expected: str | None = None,
         ) -> LineTag:
-            return LineTag(kind, target, check, member, prop, need)
+            return LineTag(kind, target, check, member, prop, need, expected)
 
         emit(f"import {cls.module} as {alias}", tag(LineKind.IMPORT))
         emit(f"def _check_{index}(w: {ref}) -> None:", tag(LineKind.IMPORT))
@@ -374,21 +387,30 @@ def build_harness(
             p = check.protocol
             if p == "DraftWorkerFactory":
                 if factory_line:
-                    emit(f"    _f: DraftWorkerFactory[InjectableDraftWorker] = {ref}", tag(LineKind.FACTORY, check, "__init__"))
+                    expected = _factory_expected("DraftWorkerFactory", None, "InjectableDraftWorker")
+                    emit(
+                        f"    _f: DraftWorkerFactory[InjectableDraftWorker] = {ref}",
+                        tag(LineKind.FACTORY, check, "__init__", expected=expected),
+                    )
                 continue
             if p in terms.whole:
                 emit(f"    _p_{p}: {p} = w", tag(LineKind.PROTOCOL, check))
             for n, name in enumerate(terms.checked(p)):
                 member = definitions[p][name]
                 prop = member.is_property
-                emit(f"    {ref}.{name}", tag(LineKind.MEMBER, check, name, prop))
+                # The member as the protocol writes it, for the reader.
+                written = describe_function(p, member.node)
+                emit(f"    {ref}.{name}", tag(LineKind.MEMBER, check, name, prop, expected=written))
                 emit(f"    _a{n}_{p}: _Canary = {ref}.{name}", tag(LineKind.MEMBER_ANY, check, name, prop))
                 if prop:
                     assert member.node.returns is not None
                     annotation = ast.unparse(member.node.returns)
-                    emit(f"    _t{n}_{p}: {annotation} = w.{name}", tag(LineKind.MEMBER_TYPE, check, name, prop))
+                    emit(f"    _t{n}_{p}: {annotation} = w.{name}", tag(LineKind.MEMBER_TYPE, check, name, prop, expected=written))
                 else:
-                    emit(f"    _u{n}_{p}: {bound[(p, name)]} = w.{name}", tag(LineKind.MEMBER_SIGNATURE, check, name))
+                    emit(
+                        f"    _u{n}_{p}: {bound[(p, name)]} = w.{name}",
+                        tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
+                    )
                     emit(f"    _g{n}_{p}: _Gradual = w.{name}", tag(LineKind.MEMBER_GRADUAL, check, name))
             if p == "SpecWorker":
                 for name in terms.presence:
@@ -411,8 +433,12 @@ def build_harness(
             # Without the factory line (a release whose keywords differ from
             # DraftWorkerFactory's), what the call builds is checked here.
             built = "_b: InjectableDraftWorker = " if role is ClassRole.INJECTED and not factory_line else ""
-            emit(f"def _construct_{index}_{role.value}(*, {signature}) -> None:", tag(LineKind.CONSTRUCTOR, check, "__init__"))
-            emit(f"    {built}{ref}({passed})", tag(LineKind.CONSTRUCTOR, check, "__init__"))
+            expected = _factory_expected(factory, params, "InjectableDraftWorker" if role is ClassRole.INJECTED else None)
+            emit(
+                f"def _construct_{index}_{role.value}(*, {signature}) -> None:",
+                tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected),
+            )
+            emit(f"    {built}{ref}({passed})", tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected))
         if ClassRole.DRAFT_WORKER in cls.roles and ClassRole.INJECTED not in cls.roles:
             check = Check(target, "DraftWorker")
             emit(f"def _abstract_{index}() -> None:", tag(LineKind.ABSTRACT, check, "__init__"))
@@ -425,12 +451,36 @@ def build_harness(
             # One line per site, so that an import error reaches each of them.
             emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
     may_be_abstract = frozenset(c.dotted for c in classes if c.may_be_abstract)
-    return Harness(module_name, "\n".join(lines) + "\n", tags, tuple(sorted(set(checks))), may_be_abstract)
+    by_target = {c.dotted: c for c in classes}
+    return Harness(module_name, "\n".join(lines) + "\n", tags, tuple(sorted(set(checks))), may_be_abstract, by_target)
+
+
+def _factory_expected(factory: str, params: Sequence[tuple[str, str]] | None, builds: str | None) -> str:
+    """The constructor call a factory protocol describes, for the reader:
+    ``DraftWorkerFactory.__call__(self, *, server_args: ServerArgs, ...) ->
+    InjectableDraftWorker``, with the keywords the release passes
+    (``params``; the protocol's own when None) and, for a protocol generic in
+    what it builds, the type the harness asks it to build (its TypeVar is a
+    private name no reader knows)."""
+    (call,) = protocol_members(factory)
+    node = copy.deepcopy(call.node)
+    if params is not None:
+        node.args.kwonlyargs = [ast.arg(arg=k, annotation=ast.parse(a, mode="eval").body) for k, a in params]
+        node.args.kw_defaults = [None] * len(params)
+    if builds is not None:
+        node.returns = ast.Name(id=builds)
+    return describe_function(factory, node)
 
 
 class _Tagger(Protocol):
     def __call__(
-        self, kind: LineKind, check: Check | None = None, member: str | None = None, prop: bool = False, need: str | None = None
+        self,
+        kind: LineKind,
+        check: Check | None = None,
+        member: str | None = None,
+        prop: bool = False,
+        need: str | None = None,
+        expected: str | None = None,
     ) -> LineTag: ...
 
 

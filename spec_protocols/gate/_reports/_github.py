@@ -4,7 +4,8 @@ One ``::error`` annotation per problem of every result that fails the gate,
 
     ::error file=F,line=L,title=spec-protocols SpecWorker (mypy)::pkg.mod.Cls: member: message
 
-so that each problem shows on the pull request's diff at the class's line,
+so that each problem shows on the pull request's diff at its member's ``def``
+(the class line for a member the class lacks),
 a ``::notice`` for each of the run's notes, and a final ``::notice`` with the
 summary. Baselined problems are not
 annotated: a baseline exists to keep known deviations quiet.

@@ -10,7 +10,9 @@
     </testsuites>
 
 One ``<testcase>`` per (class, protocol): ``classname`` is the class's dotted
-path and ``name`` the protocol, so CI groups the cases by module. A ``fail``
+path and ``name`` the protocol, so CI groups the cases by module; ``file`` and
+``line`` (the attributes pytest writes, which GitLab and the test-report
+actions read) are where its leading problem's member is defined. A ``fail``
 gets ``<failure type="fail">``; an ``unverified`` gets
 ``<failure type="unverified">``, as a failure and not ``<skipped>``, because
 unverified fails the gate and CI must show it red. A skipped checker is noted
@@ -26,7 +28,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
-from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._order import lead_problem, ordered_checkers, sorted_problems, sorted_results
 from spec_protocols.gate._reports._phrasing import summary_line, total_seconds
 
 __all__ = ["render_junit", "xml_safe"]
@@ -60,8 +62,15 @@ def _testcase(suite: ET.Element, result: Result) -> None:
         name=xml_safe(result.check.protocol),
     )
     problems = sorted_problems(result.problems)
+    lead = lead_problem(problems)
+    if result.verdict in (Verdict.FAIL, Verdict.UNVERIFIED) and lead is not None and lead.file:
+        case.set("file", xml_safe(lead.file))
+        if lead.line is not None:
+            case.set("line", str(lead.line))
     if result.verdict in (Verdict.FAIL, Verdict.UNVERIFIED):
-        first = " ".join(_describe(problems[0]).split()) if problems else result.verdict.value
+        # The message is the problem a reader acts on first, as the text
+        # report shows it; the body lists them all.
+        first = " ".join(_describe(lead).split()) if lead is not None else result.verdict.value
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         failure = ET.SubElement(
             case, "failure", type=result.verdict.value, message=xml_safe(first + more)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from spec_protocols.gate._model import CHECKER_NAMES, GateReport, Problem, Result
 
-__all__ = ["ordered_checkers", "problem_sort_key", "sorted_problems", "sorted_results", "summary_counts"]
+__all__ = ["lead_problem", "ordered_checkers", "problem_sort_key", "sorted_problems", "sorted_results", "summary_counts"]
 
 
 def problem_sort_key(problem: Problem) -> tuple[str, str, int, str, str]:
@@ -33,6 +33,24 @@ def problem_sort_key(problem: Problem) -> tuple[str, str, int, str, str]:
 def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
     """Problems in the canonical order (see :func:`problem_sort_key`)."""
     return sorted(problems, key=problem_sort_key)
+
+
+# Which checker's problem leads when several say something: pyright's reason
+# is the most specific ("Missing keyword parameter "on_publish""), mypy's
+# least; the runtime checker's messages carry no expected/got signatures.
+_LEAD_CHECKERS = {"pyright": 0, "mypy": 1, "runtime": 2}
+
+
+def lead_problem(problems: Iterable[Problem]) -> Problem | None:
+    """The problem a one-problem view (the text table, a JUnit failure's
+    ``message``) shows: a failure before a blind spot, one located in the
+    source before one that is not, then by checker (see ``_LEAD_CHECKERS``),
+    then in the canonical order."""
+    return min(
+        problems,
+        key=lambda p: (p.unverified, p.line is None, _LEAD_CHECKERS.get(p.checker, len(_LEAD_CHECKERS)), problem_sort_key(p)),
+        default=None,
+    )
 
 
 def sorted_results(report: GateReport) -> list[Result]:

@@ -2,24 +2,32 @@
 
     Class         Protocol    runtime  mypy  pyright  Verdict
     ------------  ----------  -------  ----  -------  -------
-    DFlashWorker  SpecWorker  skipped  fail  fail     fail
-      sglang.srt.speculative.dflash_worker.DFlashWorker
-      mypy: forward_batch_generation: Signature of "forward_batch_gener... (+2 more)
+    MyAlgoWorker  SpecWorker  fail     fail  fail     fail
+      myalgo.MyAlgoWorker
+      pyright: forward_batch_generation (/src/myalgo.py:44): signature does
+        not match: Missing keyword parameter "on_publish"; expected
+        SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *,
+        ...) -> GenerationBatchResult; got ... (+2 more)
     EAGLEWorker   SpecWorker  pass     pass  pass     pass
 
     2 checked: 1 pass, 1 fail, 0 unverified in 4.1s
 
 One row per (class, protocol), one column per checker. Under every row that
-fails the gate, the class's full dotted path and its most readable problem, with the
-number of further problems; ``--format json`` lists them all.
+fails the gate, the class's full dotted path and its most useful problem
+(:func:`~spec_protocols.gate._reports._order.lead_problem`), whole, with where
+the member is defined and the number of further problems; ``--format json``
+lists them all. A message is wrapped at spaces onto indented lines, never cut:
+a reader acts on the expected and the got signature, so neither may lose its
+end to an ellipsis.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from spec_protocols.gate._model import GateReport, Result, Verdict
-from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results
+from spec_protocols.gate._reports._order import lead_problem, ordered_checkers, sorted_results
 from spec_protocols.gate._reports._phrasing import elide, short_names, summary_line
 
 __all__ = ["render_text"]
@@ -29,26 +37,46 @@ WIDTH = 80
 
 _SEP = "  "
 _INDENT = "  "
+#: Where a wrapped message continues: deeper than its first line, so that the
+#: next problem or row is easy to find.
+_CONTINUED = "    "
 _MIN_CLASS_WIDTH = 12
 
 
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` columns, broken at spaces only
+    (a word longer than a line, a long path, overflows rather than break)."""
+    # A message may span lines (a checker's note): one paragraph here.
+    return textwrap.wrap(
+        " ".join(text.split()),
+        width,
+        initial_indent=_INDENT,
+        subsequent_indent=_CONTINUED,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
-# Which checker's problem the one-line summary shows first: the runtime
-# checker's messages name the parameter in plain words, pyright's innermost
-# line comes next, mypy's one-liners quote whole signatures.
-_READABILITY = {"runtime": 0, "pyright": 1, "mypy": 2}
+
+def _problem_lines(result: Result, width: int) -> list[str]:
+    first = lead_problem(result.problems)
+    if first is None:
+        return []
+    where = ""
+    if first.file is not None:
+        where = f" ({first.file}:{first.line})" if first.line is not None else f" ({first.file})"
+    head = f"{first.checker}: {first.member}{where}" if first.member else f"{first.checker}{where}"
+    lines = _wrapped(f"{head}: {first.message}", width)
+    return _with_more(lines, len(result.problems) - 1, width)
 
 
-def _problem_line(result: Result, width: int) -> str | None:
-    problems = sorted_problems(result.problems)
-    if not problems:
-        return None
-    first = min(problems, key=lambda p: _READABILITY.get(p.checker, len(_READABILITY)))
-    text = f"{first.checker}: {first.member}: {first.message}" if first.member else f"{first.checker}: {first.message}"
-    # A message may span lines (a checker's note); the table keeps one line.
-    text = " ".join(text.split())
-    more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-    return _INDENT + elide(text, width - len(_INDENT) - len(more), keep="start") + more
+def _with_more(lines: list[str], more: int, width: int) -> list[str]:
+    """``(+N more)`` after the last line, or on its own when it does not fit: never split."""
+    if more <= 0 or not lines:
+        return lines
+    hint = f"(+{more} more)"
+    if len(lines[-1]) + 1 + len(hint) <= width:
+        return [*lines[:-1], f"{lines[-1]} {hint}"]
+    return [*lines, _CONTINUED + hint]
 
 
 def render_text(
@@ -60,8 +88,9 @@ def render_text(
     """Render *report* as the text table (see the module docstring).
 
     Every line is at most *width* characters (the class column is elided to
-    fit; the full path is printed under each failing row). No colours: CI logs
-    and pipes would show escape codes as garbage.
+    fit; the full path is printed under each failing row; a problem wraps),
+    except where one word (a long path) is longer than a line. No colours:
+    CI logs and pipes would show escape codes as garbage.
     """
     results = sorted_results(report)
     checkers = ordered_checkers(
@@ -99,17 +128,13 @@ def render_text(
         lines.append(row(list(zip(values, widths, strict=True))))
         if result.verdict is not Verdict.PASS:
             lines.append(_INDENT + elide(result.check.target, width - len(_INDENT), keep="end"))
-            problem = _problem_line(result, width)
-            if problem is not None:
-                lines.append(problem)
+            lines.extend(_problem_lines(result, width))
         notes = list(result.notes)
         if notes and (result.verdict is Verdict.PASS or not result.problems):
             # Why a checker skipped (the import error), or that the class is
             # an abstract base: "skipped" or "pass" alone does not tell a
             # reader whether to worry.
-            more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
-            text = " ".join(f"note: {notes[0]}".split())
-            lines.append(_INDENT + elide(text, width - len(_INDENT) - len(more), keep="start") + more)
+            lines.extend(_with_more(_wrapped(f"note: {notes[0]}", width), len(notes) - 1, width))
     lines.append("")
     if report.sglang is not None:
         lines.append(elide(f"against {report.sglang.describe()}", width, keep="start"))
