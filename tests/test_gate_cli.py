@@ -219,6 +219,7 @@ class FakeGate:
         timeout: float = 600.0,
         allow_import: bool = True,
         sglang: str | None = None,
+        cache: bool = True,
     ) -> GateReport:
         chosen = tuple(c for c in CHECKER_NAMES if c in checkers)
         self.calls.append({"checkers": chosen, "baseline": baseline, "sglang": sglang})
