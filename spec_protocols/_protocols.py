@@ -487,6 +487,20 @@ class SupportsDraftModelRunners(Protocol):
         ...
 
 
+#: The protocols a user may name by string (``spec-protocols explain NAME``,
+#: ``assert_conforms(cls, "NAME")``), in the order error messages list them:
+#: the two worker protocols, the draft factory, then the capabilities.
+PROTOCOL_NAMES: Final[tuple[str, ...]] = (
+    "SpecWorker",
+    "DraftWorker",
+    "DraftWorkerFactory",
+    "SupportsGrammarOverlap",
+    "SupportsPipelineProxy",
+    "SupportsRequestFinished",
+    "SupportsDraftModelRunners",
+)
+
+
 #: Where each protocol member is called, in the sglang 0.5.23 source (the
 #: newest supported release). ``spec-protocols explain`` prints these;
 #: tests/test_contract_coverage.py holds them to the contract extracted from

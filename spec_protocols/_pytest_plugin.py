@@ -56,17 +56,10 @@ def _resolve_protocol(protocol: object) -> object:
         return protocol
     import spec_protocols
 
-    names = (
-        "SpecWorker",
-        "DraftWorker",
-        "DraftWorkerFactory",
-        "SupportsGrammarOverlap",
-        "SupportsPipelineProxy",
-        "SupportsRequestFinished",
-        "SupportsDraftModelRunners",
-    )
-    if protocol not in names:
-        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(names)}")
+    from spec_protocols._protocols import PROTOCOL_NAMES
+
+    if protocol not in PROTOCOL_NAMES:
+        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOL_NAMES)}")
     return getattr(spec_protocols, protocol)
 
 

@@ -24,20 +24,10 @@ from typing import Any, Final
 import spec_protocols
 from spec_protocols import CALL_SITES, SpecWorkerBase
 from spec_protocols._members import protocol_members
+from spec_protocols._protocols import PROTOCOL_NAMES
 from spec_protocols.gate._model import GateError
 
 __all__ = ["PROTOCOL_NAMES", "explain"]
-
-#: The names ``explain`` accepts, in the order the error message lists them.
-PROTOCOL_NAMES: Final[tuple[str, ...]] = (
-    "SpecWorker",
-    "DraftWorker",
-    "DraftWorkerFactory",
-    "SupportsGrammarOverlap",
-    "SupportsPipelineProxy",
-    "SupportsRequestFinished",
-    "SupportsDraftModelRunners",
-)
 
 # Protocols a spec worker satisfies: SpecWorkerBase's defaults are relevant.
 _SPEC_SIDE: Final = frozenset(
