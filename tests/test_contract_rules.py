@@ -10,6 +10,7 @@ release is made up (``9.9.9``): nothing here depends on a real sglang.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -730,6 +731,95 @@ def test_base_spec_worker_defaults(tmp_path: Path) -> None:
     graphs = contract.default("init_cuda_graphs")
     assert graphs is not None
     assert {(u.member, u.classification) for u in graphs.needs} == {("cuda_graphs", "guarded"), ("init_cuda_graphs", "required")}
+
+
+def test_a_default_reached_only_under_an_algorithm_predicate(tmp_path: Path) -> None:
+    """A plugin's algorithm answers False to every built-in predicate: a default
+    relied on only under one is not on its path; one relied on anywhere else is."""
+    base = BASE_SPEC_WORKER.replace(
+        "    @property\n    def plan(self):\n        return self._plan\n",
+        "    @property\n    def plan(self):\n"
+        "        if self.target_worker.model_runner.spec_algorithm.is_dspark():\n"
+        "            return self._draft_model_runners()\n"
+        "        if self.target_worker.model_runner.spec_algorithm.has_draft_kv():\n"
+        "            return self.weight_update_runners()\n"
+        "        return self._plan\n",
+    )
+    assert base != BASE_SPEC_WORKER
+    contract = contract_of(
+        tmp_path,
+        "def run(self):\n    self.draft_worker.forward_batch_generation(batch)\n",
+        {"srt/speculative/base_spec_worker.py": base},
+    )
+    plan = contract.default("plan")
+    assert plan is not None
+    assert plan.relies_on == ("target_worker", "_draft_model_runners", "weight_update_runners")
+    # has_draft_kv() is negated (not is_ngram()): the general path, as its uses are.
+    assert plan.relies_on_algorithm == ("_draft_model_runners",)
+    primary = contract.default("primary_draft_kv_pool")
+    assert primary is not None and primary.relies_on_algorithm == ()
+
+
+# -- the built-in workers -----------------------------------------------------------------------
+
+SPEC_INFO_CREATING = SPEC_INFO.replace(
+    """    def create_worker(self, server_args):
+        return None
+""",
+    """    def create_worker(self, server_args):
+        platform_worker_cls = current_platform.get_speculative_worker_cls(algorithm=self.name)
+        if platform_worker_cls is not None:
+            return platform_worker_cls
+        if self.is_dspark():
+            from sglang.srt.speculative.dspark_components import (
+                DSparkWorkerV2,
+            )
+
+            return DSparkWorkerV2
+        if self.is_eagle():
+            from .eagle_worker_v2 import EAGLEWorkerV2, MultiLayerEagleWorkerV2 as Multi
+
+            return Multi if server_args.enable_multi_layer_eagle else EAGLEWorkerV2
+        elif self.is_ngram():
+            return NGRAMWorker
+        raise ValueError("Unreachable code path in create_worker.")
+""",
+)
+
+CREATED_MODULES = {
+    "srt/speculative/spec_info.py": "from sglang.srt.platforms import current_platform\n"
+    "from sglang.srt.speculative.ngram_worker import NGRAMWorker\n\n\n" + SPEC_INFO_CREATING,
+    # A package that re-exports its worker: the class is named by its defining module.
+    "srt/speculative/dspark_components/__init__.py": "from .dspark_worker_v2 import DSparkWorkerV2\n",
+    "srt/speculative/dspark_components/dspark_worker_v2.py": "class DSparkWorkerV2:\n    pass\n",
+    "srt/speculative/eagle_worker_v2.py": "class EAGLEWorkerV2:\n    pass\n\n\nclass MultiLayerEagleWorkerV2:\n    pass\n",
+    "srt/speculative/ngram_worker.py": "class NGRAMWorker:\n    pass\n",
+}
+
+
+def test_the_workers_create_worker_returns(tmp_path: Path) -> None:
+    assert SPEC_INFO_CREATING != SPEC_INFO
+    contract = contract_of(tmp_path, "def run(self):\n    self.draft_worker.forward_batch_generation(batch)\n", CREATED_MODULES)
+    assert [w.dotted for w in contract.built_in_workers] == [
+        "sglang.srt.speculative.dspark_components.dspark_worker_v2.DSparkWorkerV2",
+        "sglang.srt.speculative.eagle_worker_v2.MultiLayerEagleWorkerV2",
+        "sglang.srt.speculative.eagle_worker_v2.EAGLEWorkerV2",
+        "sglang.srt.speculative.ngram_worker.NGRAMWorker",
+    ]
+    # Each located at its return; the platform's worker (a local, not a class of sglang) is left out.
+    assert {w.site.function for w in contract.built_in_workers} == {"SpeculativeAlgorithm.create_worker"}
+    spec_info = CREATED_MODULES["srt/speculative/spec_info.py"].splitlines()
+    assert contract.built_in_workers[-1].site.line == spec_info.index("            return NGRAMWorker") + 1
+    data = json.loads(contract_json(contract))
+    assert [(w["module"], w["name"]) for w in data["built_in_workers"]][0] == (
+        "sglang.srt.speculative.dspark_components.dspark_worker_v2",
+        "DSparkWorkerV2",
+    )
+
+
+def test_no_built_in_workers_without_a_create_worker_that_returns_a_class(tmp_path: Path) -> None:
+    contract = contract_of(tmp_path, "def run(self):\n    self.draft_worker.forward_batch_generation(batch)\n")
+    assert contract.built_in_workers == ()
 
 
 # -- the whole contract -------------------------------------------------------------------------

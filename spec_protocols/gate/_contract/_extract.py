@@ -89,6 +89,7 @@ from pathlib import Path
 from typing import Literal
 
 from spec_protocols.gate._contract._model import (
+    BuiltInWorker,
     Classification,
     Contract,
     DefaultNeeds,
@@ -1500,6 +1501,24 @@ def _is_abstract(func: FunctionNode) -> bool:
     return any(_last_name(d) == "abstractmethod" for d in func.decorator_list)
 
 
+def _reached_on(tree: _Tree, module: _Module, cls: ast.ClassDef, func: FunctionNode) -> dict[str, set[Classification]]:
+    """How ``func`` reaches each ``self.<name>`` it reads or calls: the
+    classifications of those uses, with ``self`` as the receiver.
+
+    A walker of its own, so that the defaults' needs above are read exactly
+    as before. A name it does not record (a use the walker drops) is absent:
+    the caller then follows it, which may over-approximate, never miss.
+    """
+    qualname = f"{cls.name}.{func.name}"
+    walker = _Walker(tree)
+    walker.walk_function(_Scope(module, cls, func, qualname, _Roots(params={"self": "self"}, nested=False)))
+    found: dict[str, set[Classification]] = {}
+    for use in _finish(walker.raw):
+        if use.receiver == "self" and use.site.file == module.rel and use.site.function == qualname:
+            found.setdefault(use.member, set()).add(use.classification)
+    return found
+
+
 def _defaults(tree: _Tree) -> tuple[DefaultNeeds, ...]:
     found = _find_class(tree, "base_spec_worker.py", "BaseSpecWorker")
     if found is None:
@@ -1529,6 +1548,7 @@ def _defaults(tree: _Tree) -> tuple[DefaultNeeds, ...]:
     roots = _Roots(self_attrs={"draft_worker": "draft_worker", "target_worker": "target_worker"}, nested=False)
     by_method: dict[str, list[Use]] = {}
     relies: dict[str, list[str]] = {}
+    reached: dict[str, dict[str, set[Classification]]] = {}
     order: dict[str, int] = {}
     for func in methods:
         walker = _Walker(tree)
@@ -1562,11 +1582,19 @@ def _defaults(tree: _Tree) -> tuple[DefaultNeeds, ...]:
                 )
         known = relies.setdefault(func.name, [])  # a property's setter adds to its getter
         known.extend(n for n in sorted(relied, key=relied.__getitem__) if n not in known)
+        # How it reaches each default it relies on (a property's getter and
+        # setter together): a plugin's algorithm never takes a branch that only
+        # an algorithm predicate opens.
+        how = reached.setdefault(func.name, {})
+        for name, classifications in _reached_on(tree, module, cls, func).items():
+            if name in relied:
+                how.setdefault(name, set()).update(classifications)
     return tuple(
         DefaultNeeds(
             method=name,
             needs=tuple(sorted(dict.fromkeys(by_method[name]), key=_use_order)),
             relies_on=tuple(relies[name]),
+            relies_on_algorithm=tuple(r for r in relies[name] if reached[name].get(r) == {"algorithm"}),
         )
         for name in sorted(by_method, key=lambda n: order[n])
     )
@@ -1633,6 +1661,89 @@ def _draft_factory(tree: _Tree) -> tuple[tuple[str, ...] | None, Site | None, tu
     return call.keywords + call.conditional_keywords, site, built
 
 
+# -- the built-in workers ----------------------------------------------------------------
+
+
+def _built_in_workers(tree: _Tree) -> tuple[BuiltInWorker, ...]:
+    """The classes ``SpeculativeAlgorithm.create_worker`` returns, each where
+    it is defined.
+
+    Every branch imports its worker and returns it (``from
+    sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2; return
+    DFlashWorkerV2``); a return of anything else (0.5.23's
+    ``platform_worker_cls``, an out-of-tree platform's replacement) names no
+    class of sglang and is left out.
+    """
+    found = _find_class(tree, "spec_info.py", "SpeculativeAlgorithm")
+    if found is None:
+        return ()
+    module, cls = found
+    create = next((f for f in _functions(cls.body) if f.name == "create_worker"), None)
+    if create is None:
+        return ()
+    imports: dict[str, tuple[str, str]] = {}
+    defined: set[str] = set()
+    for node in _module_level(module.tree.body):
+        if isinstance(node, ast.ImportFrom) and (source := _import_source(module, node)):
+            imports.update({alias.asname or alias.name: (source, alias.name) for alias in node.names})
+        elif isinstance(node, ast.ClassDef):
+            defined.add(node.name)
+    # The function's own imports shadow the module's.
+    imports.update(_Scope(module, cls, create, f"{cls.name}.create_worker", _Roots()).imports)
+    workers: dict[str, BuiltInWorker] = {}
+    returns = sorted((n for n in _own_nodes(create) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset))
+    for node in returns:
+        for name in _returned_names(node.value):
+            if name in imports:
+                where: tuple[str, str] | None = _defining_module(tree, *imports[name])
+            elif name in defined:
+                where = (module.name, name)
+            else:
+                where = None
+            if where is not None:
+                worker = BuiltInWorker(where[0], where[1], Site(module.rel, f"{cls.name}.create_worker", node.lineno))
+                workers.setdefault(worker.dotted, worker)
+    return tuple(workers.values())
+
+
+def _module_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """A module's statements, also inside ``if`` / ``try`` (``if TYPE_CHECKING:``), not in functions or classes."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.TryStar)):
+            for block in (node.body, node.orelse, *(h.body for h in getattr(node, "handlers", ()))):
+                yield from _module_level(block)
+            if isinstance(node, (ast.Try, ast.TryStar)):
+                yield from _module_level(node.finalbody)
+
+
+def _returned_names(value: ast.expr | None) -> list[str]:
+    """The names a ``return`` gives back: ``return X``, ``return A if c else B``."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.IfExp):
+        return _returned_names(value.body) + _returned_names(value.orelse)
+    return []
+
+
+def _defining_module(tree: _Tree, dotted: str, name: str, hops: int = 0) -> tuple[str, str]:
+    """Where ``name``, imported from ``dotted``, is defined: a package that
+    re-exports it is followed (the gate names a class by its defining module).
+    A module the tree lacks is taken at its word."""
+    module = tree.module(dotted)
+    if module is None or hops > 3:
+        return dotted, name
+    for node in _module_level(module.tree.body):
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return dotted, name
+    for node in _module_level(module.tree.body):
+        if isinstance(node, ast.ImportFrom) and (source := _import_source(module, node)):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    return _defining_module(tree, source, alias.name, hops + 1)
+    return dotted, name
+
+
 # -- the whole contract -----------------------------------------------------------------
 
 
@@ -1662,4 +1773,5 @@ def extract_contract(source: SglangSource) -> Contract:
         draft_factory_keywords=factory_keywords,
         draft_factory_site=factory_site,
         built_draft=built,
+        built_in_workers=_built_in_workers(tree),
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["Classification", "Contract", "DefaultNeeds", "Site", "Use", "UseKind"]
+__all__ = ["BuiltInWorker", "Classification", "Contract", "DefaultNeeds", "Site", "Use", "UseKind"]
 
 UseKind = Literal["read", "call", "write"]
 Classification = Literal["required", "guarded", "algorithm", "isinstance", "private", "conditional"]
@@ -75,6 +75,34 @@ class DefaultNeeds:
     #: Other ``self.<method>()`` / ``self.<property>`` defaults it relies on
     #: (their needs are this default's needs too).
     relies_on: tuple[str, ...] = ()
+    #: Those of ``relies_on`` it reaches only under an algorithm predicate
+    #: (``if spec_algorithm.is_dflash(): self._x()``): a plugin's algorithm,
+    #: for which every built-in predicate is false, never reaches them.
+    relies_on_algorithm: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class BuiltInWorker:
+    """A spec worker class of sglang itself: one that
+    ``SpeculativeAlgorithm.create_worker`` returns for a built-in algorithm
+    (read from the import its branch does).
+
+    The gate tells these from a plugin's workers: a plugin registered through
+    sglang's ``spec_registry`` runs under a ``CustomSpecAlgo``, whose
+    ``is_<algo>()`` predicates are all false, so it takes the fall-through
+    path of every default that dispatches on the algorithm; a built-in worker
+    takes its own algorithm's branch.
+    """
+
+    #: The module that defines the class (re-exports followed).
+    module: str
+    name: str
+    #: The ``return`` in ``create_worker``.
+    site: Site
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.module}.{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +125,8 @@ class Contract:
     draft_factory_site: Site | None
     #: What build_draft_tp_worker does with the object it built.
     built_draft: tuple[Use, ...] = field(default=())
+    #: The workers ``SpeculativeAlgorithm.create_worker`` returns, in its order.
+    built_in_workers: tuple[BuiltInWorker, ...] = field(default=())
 
     def required_members(self) -> frozenset[str]:
         """The members of the spec worker every algorithm reaches (not those

@@ -70,6 +70,7 @@ def _default(default: DefaultNeeds) -> dict[str, object]:
         "method": default.method,
         "needs": [_use(u) for u in default.needs],
         "relies_on": list(default.relies_on),
+        "relies_on_algorithm": list(default.relies_on_algorithm),
     }
 
 
@@ -91,6 +92,9 @@ def contract_json(contract: Contract) -> str:
         },
         "built_draft": [_use(u) for u in contract.built_draft],
         "defaults": [_default(d) for d in contract.defaults],
+        "built_in_workers": [
+            {"module": w.module, "name": w.name, "site": _site(w.site)} for w in contract.built_in_workers
+        ],
         "excluded": [_exclusion(e) for e in _exclusions(contract)],
     }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
@@ -182,6 +186,14 @@ def _construction(contract: Contract) -> list[str]:
             f"The class `spec_algorithm.create_worker(...)` returns is called with keywords "
             f"{_keywords(contract.constructor_keywords)} ({_where(contract.constructor_site)})."
         )
+    if contract.built_in_workers:
+        listed = ", ".join(_code(w.dotted) for w in contract.built_in_workers)
+        lines += [
+            "",
+            f"For a built-in algorithm `create_worker` returns one of {listed}. A plugin's worker runs under a "
+            "custom algorithm, whose built-in `is_<algo>()` predicates are all false: in a default that "
+            "dispatches on the algorithm it takes the path no predicate opens.",
+        ]
     lines += ["", "## build_draft_tp_worker: an injected draft worker class", ""]
     if contract.draft_factory_keywords is None:
         lines.append(
