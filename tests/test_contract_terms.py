@@ -12,8 +12,8 @@ import pytest
 
 from spec_protocols._members import protocol_definitions
 from spec_protocols.gate._contract import Contract, DefaultNeeds, Site, Use
-from spec_protocols.gate._contract._model import Classification, UseKind
-from spec_protocols.gate._contract._terms import ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._contract._model import BuiltInWorker, Classification, UseKind
+from spec_protocols.gate._contract._terms import DraftNeed, ReleaseTerms, kept_default_needs, release_terms
 from spec_protocols.gate._harness._lines import LineKind, build_harness, factory_keywords
 from spec_protocols.gate._model import ClassRole, DiscoveredClass
 
@@ -25,8 +25,10 @@ def use(member: str, classification: Classification = "required", receiver: str 
     return Use(member, receiver, kind, classification, SITE)
 
 
-def needs(method: str, *uses: Use, relies_on: tuple[str, ...] = ()) -> DefaultNeeds:
-    return DefaultNeeds(method, uses, relies_on)
+def needs(
+    method: str, *uses: Use, relies_on: tuple[str, ...] = (), relies_on_algorithm: tuple[str, ...] = ()
+) -> DefaultNeeds:
+    return DefaultNeeds(method, uses, relies_on, relies_on_algorithm)
 
 
 def contract(
@@ -36,6 +38,7 @@ def contract(
     defaults: tuple[DefaultNeeds, ...] = (),
     constructor: tuple[str, ...] = ("server_args", "gpu_id", "nccl_port", "target_worker"),
     factory: tuple[str, ...] | None = None,
+    built_in: tuple[BuiltInWorker, ...] = (),
 ) -> Contract:
     return Contract(
         release=release,
@@ -46,6 +49,7 @@ def contract(
         constructor_site=SITE,
         draft_factory_keywords=factory if factory is not None else factory_keywords("DraftWorkerFactory"),
         draft_factory_site=SITE,
+        built_in_workers=built_in,
     )
 
 
@@ -122,33 +126,70 @@ CHAINED = needs("init_hicache_draft_plan", relies_on=("_helper",))
 HELPER = needs("_helper", use("draft_runners", receiver="draft_worker"))
 
 
+#: A built-in worker of the synthetic release (create_worker returns it), and a plugin's.
+DFLASH = BuiltInWorker("sglang.srt.speculative.dflash_worker_v2", "DFlashWorkerV2", SITE)
+PLUGIN = "plugin.W"
+
+
 def terms_with(*defaults: DefaultNeeds) -> ReleaseTerms:
-    return release_terms(contract("0.5.23", spec_members("0.5.23"), defaults=(*DRAFT_NEEDS, *defaults)))
+    return release_terms(contract("0.5.23", spec_members("0.5.23"), defaults=(*DRAFT_NEEDS, *defaults), built_in=(DFLASH,)))
+
+
+def found_needs(found: tuple[DraftNeed, ...]) -> set[tuple[str, str]]:
+    return {(n.default, n.member) for n in found}
 
 
 def test_a_kept_default_passes_its_needs_on() -> None:
-    found = kept_default_needs(terms_with(WEIGHT_UPDATE), frozenset({"forward_batch_generation"}))
-    assert ("weight_update_runners", "draft_runners") in {(n.default, n.member) for n in found}
+    found = kept_default_needs(terms_with(WEIGHT_UPDATE), frozenset({"forward_batch_generation"}), PLUGIN)
+    assert ("weight_update_runners", "draft_runners") in found_needs(found)
 
 
 def test_an_overridden_default_does_not() -> None:
-    found = kept_default_needs(terms_with(WEIGHT_UPDATE), frozenset({"weight_update_runners"}))
+    found = kept_default_needs(terms_with(WEIGHT_UPDATE), frozenset({"weight_update_runners"}), PLUGIN)
     assert "draft_runners" not in {n.member for n in found}
 
 
 def test_needs_reach_through_the_defaults_a_default_relies_on() -> None:
-    found = kept_default_needs(terms_with(CHAINED, HELPER), frozenset())
+    found = kept_default_needs(terms_with(CHAINED, HELPER), frozenset(), PLUGIN)
     (need,) = [n for n in found if n.default == "init_hicache_draft_plan"]
     assert need.member == "draft_runners" and need.via == ("init_hicache_draft_plan", "_helper")
     # ...unless the worker overrides the default in between.
-    assert not [n for n in kept_default_needs(terms_with(CHAINED, HELPER), frozenset({"_helper"})) if n.default == "init_hicache_draft_plan"]
+    chained = kept_default_needs(terms_with(CHAINED, HELPER), frozenset({"_helper"}), PLUGIN)
+    assert not [n for n in chained if n.default == "init_hicache_draft_plan"]
 
 
-def test_a_default_that_dispatches_on_the_algorithm_is_not_followed() -> None:
-    """_draft_model_runners reads draft_runners except for NGRAM, frozen-KV MTP and DFlash:
-    which path a worker takes is not in its source."""
-    found = kept_default_needs(terms_with(DISPATCH, VIA_DISPATCH), frozenset())
-    assert not [n for n in found if n.default == "primary_draft_kv_pool"]
+def test_a_plugin_worker_takes_the_fall_through_path_of_a_default_that_dispatches_on_the_algorithm() -> None:
+    """sglang 0.5.23: a plugin's CustomSpecAlgo answers False to is_dflash_family(), so
+    _draft_model_runners returns tuple(draft_worker.draft_runners): primary_draft_kv_pool,
+    read at every start, raises AttributeError on a TpModelWorker draft."""
+    found = kept_default_needs(terms_with(DISPATCH, VIA_DISPATCH), frozenset(), PLUGIN)
+    (need,) = [n for n in found if n.default == "primary_draft_kv_pool"]
+    assert need.member == "draft_runners" and need.via == ("primary_draft_kv_pool", "_draft_model_runners")
+    # The use under the predicate (the DFlash family's model_runner) is not its need.
+    assert ("primary_draft_kv_pool", "model_runner") not in found_needs(found)
+    # Overriding the kept default, or the dispatching default it goes through, resolves it.
+    for overridden in ("primary_draft_kv_pool", "_draft_model_runners"):
+        kept = kept_default_needs(terms_with(DISPATCH, VIA_DISPATCH), frozenset({overridden}), PLUGIN)
+        assert not [n for n in kept if n.default == "primary_draft_kv_pool"], overridden
+
+
+def test_a_built_in_worker_is_not_followed_into_a_default_that_dispatches_on_the_algorithm() -> None:
+    """DFlashWorkerV2 takes the DFlash family's branch (draft_worker.model_runner), which
+    the gate does not evaluate: it keeps the conservative rule. In-tree is the class
+    create_worker returns, by module and name: a plugin's class of the same name is not."""
+    terms = terms_with(DISPATCH, VIA_DISPATCH)
+    assert not [n for n in kept_default_needs(terms, frozenset(), DFLASH.dotted) if n.default == "primary_draft_kv_pool"]
+    namesake = kept_default_needs(terms, frozenset(), "plugin.DFlashWorkerV2")
+    assert ("primary_draft_kv_pool", "draft_runners") in found_needs(namesake)
+
+
+def test_a_default_reached_only_under_an_algorithm_predicate_is_not_a_plugin_workers_need() -> None:
+    """``if spec_algorithm.is_dspark(): self._helper()``: a plugin's algorithm never gets there."""
+    guarded = needs("init_hicache_draft_plan", relies_on=("_helper",), relies_on_algorithm=("_helper",))
+    terms = terms_with(guarded, HELPER)
+    assert not [n for n in kept_default_needs(terms, frozenset(), PLUGIN) if n.default == "init_hicache_draft_plan"]
+    # A built-in worker keeps the rule it had: every default relied on is followed.
+    assert [n for n in kept_default_needs(terms, frozenset(), DFLASH.dotted) if n.default == "init_hicache_draft_plan"]
 
 
 # -- the harness on terms -------------------------------------------------------------
@@ -217,3 +258,24 @@ def test_needs_lines_for_a_base_spec_worker_subclass_that_keeps_the_default() ->
 )
 def test_no_needs_lines_when_nothing_is_inherited_or_nothing_is_known(cls: DiscoveredClass) -> None:
     assert LineKind.NEEDS not in kinds(terms_with(WEIGHT_UPDATE), cls)
+
+
+def test_a_needs_line_through_a_dispatching_default_says_what_to_override() -> None:
+    """The author is told which kept default reads which member of the draft
+    worker, through which default, and that overriding either resolves it."""
+    harness = build_harness([worker(ClassRole.SPEC_WORKER)], terms=terms_with(DISPATCH, VIA_DISPATCH))
+    lines = harness.text.splitlines()
+    (tag,) = [t for n, t in harness.tags.items() if t.kind is LineKind.NEEDS and t.member == "primary_draft_kv_pool"]
+    assert tag.need == (
+        "inherits BaseSpecWorker.primary_draft_kv_pool, which uses draft_worker.draft_runners (through "
+        "_draft_model_runners); override primary_draft_kv_pool (or _draft_model_runners), or give the draft "
+        "worker draft_runners"
+    )
+    assert "_dw.draft_runners" in {lines[n - 1].strip().rpartition(" = ")[2] for n, t in harness.tags.items() if t is tag}
+    # The class create_worker returns (its module and name) keeps the rule it had.
+    built_in = DiscoveredClass(
+        DFLASH.module, DFLASH.name, Path("dflash_worker_v2.py"), 1, frozenset({ClassRole.SPEC_WORKER}), bases=(BASE,),
+        overrides=frozenset(),
+    )
+    tags = build_harness([built_in], terms=terms_with(DISPATCH, VIA_DISPATCH)).tags.values()
+    assert not [t for t in tags if t.kind is LineKind.NEEDS and t.member == "primary_draft_kv_pool"]

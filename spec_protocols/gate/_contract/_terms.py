@@ -24,7 +24,15 @@ the harness and the runtime checker work from:
   (``weight_update_runners`` reads ``draft_worker.draft_runners``):
   :func:`kept_default_needs`. A default that chooses its path by the
   algorithm (``_draft_model_runners``: ``is_ngram()``, ``is_dflash_family()``)
-  is not followed: which path a worker takes is not in its source.
+  is followed on its fall-through path for a plugin's worker: sglang runs a
+  plugin registered through ``spec_registry`` under a ``CustomSpecAlgo``,
+  whose built-in ``is_<algo>()`` predicates are all false, so the path no
+  predicate opens is the one it takes (``tuple(draft_worker.draft_runners)``,
+  which a ``TpModelWorker`` draft lacks: an AttributeError when the scheduler
+  reads ``primary_draft_kv_pool`` at start). For a built-in worker (one that
+  the release's ``create_worker`` returns) such a default is not followed:
+  it takes its own algorithm's branch (DFlash and DSpark read
+  ``draft_worker.model_runner``), which the gate does not evaluate.
 
 The pin is the supported release the protocols' release branches are
 evaluated for (:mod:`spec_protocols._releases`): the release itself, its
@@ -80,6 +88,9 @@ class ReleaseTerms:
     draft_factory_keywords: tuple[str, ...] | None = ()
     #: BaseSpecWorker's defaults, by name, with what they need.
     defaults: Mapping[str, DefaultNeeds] = field(default_factory=dict[str, DefaultNeeds])
+    #: The dotted names (defining module and class) of the release's built-in
+    #: workers, those ``SpeculativeAlgorithm.create_worker`` returns.
+    built_in: frozenset[str] = frozenset()
     #: What the reader of a report should know about the release checked.
     notes: tuple[str, ...] = ()
 
@@ -153,6 +164,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         constructor_keywords=contract.constructor_keywords,
         draft_factory_keywords=contract.draft_factory_keywords,
         defaults={d.method: d for d in contract.defaults},
+        built_in=frozenset(w.dotted for w in contract.built_in_workers),
         notes=tuple(notes),
     )
 
@@ -161,11 +173,22 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
 _RECEIVERS = frozenset({"draft_worker", "target_worker"})
 
 
-def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str]) -> tuple[DraftNeed, ...]:
-    """What a BaseSpecWorker subclass that defines ``overrides`` (below
-    BaseSpecWorker) inherits from the defaults it keeps, for the checked
-    members: each use of the draft worker on every path of a kept default,
-    and of the kept defaults it relies on."""
+def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str], worker: str) -> tuple[DraftNeed, ...]:
+    """What ``worker`` (a dotted class name), a BaseSpecWorker subclass that
+    defines ``overrides`` (below BaseSpecWorker), inherits from the defaults
+    it keeps, for the checked members: each use of the draft worker on every
+    path of a kept default, and of the kept defaults it relies on.
+
+    "Every path" depends on the worker. A plugin's worker runs under a custom
+    algorithm, for which every built-in ``is_<algo>()`` predicate is false: in
+    a default that dispatches on the algorithm it takes the fall-through path,
+    so the uses there (``required``) are its needs, those under a predicate
+    (``algorithm``) and the defaults reached only under one are not. A built-in
+    worker takes its own algorithm's branch, which is not evaluated here: such
+    a default is not followed for it (which branch is in ``create_worker``,
+    not in the worker's source).
+    """
+    built_in = worker in terms.built_in
     found: list[DraftNeed] = []
     for member in terms.checked("SpecWorker"):
         if member in overrides or member not in terms.defaults:
@@ -177,14 +200,19 @@ def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str]) -> tuple[
                 return
             seen.add(name)
             default = terms.defaults.get(name)
-            if default is None or any(u.classification == "algorithm" for u in default.needs):
-                return  # not a default, or one that dispatches on the algorithm
+            if default is None:
+                return  # not a default
+            if built_in and any(u.classification == "algorithm" for u in default.needs):
+                return  # a built-in worker's own branch: not evaluated
             for use in default.needs:
                 if use.receiver == "draft_worker" and use.classification == "required":
                     found.append(DraftNeed(kept, use.member, via, use.site))
             for relied in default.relies_on:
-                if relied not in _RECEIVERS and relied not in overrides:
-                    follow(relied, (*via, relied))
+                if relied in _RECEIVERS or relied in overrides:
+                    continue
+                if relied in default.relies_on_algorithm and not built_in:
+                    continue  # only under a predicate a plugin's algorithm never meets
+                follow(relied, (*via, relied))
 
         follow(member, (member,))
     unique: dict[tuple[str, str], DraftNeed] = {}

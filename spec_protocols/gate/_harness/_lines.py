@@ -504,7 +504,7 @@ def _emit_needs(
     """
     if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
         return
-    needs = kept_default_needs(terms, cls.overrides)
+    needs = kept_default_needs(terms, cls.overrides, cls.dotted)
     if not needs:
         return
     source = "draft_worker" if "draft_worker" in cls.overrides else "_draft_worker"
@@ -515,9 +515,13 @@ def _emit_needs(
     for n, need in enumerate(needs):
         _check_identifier(need.member, "member name")
         through = f" (through {', '.join(need.via[1:])})" if len(need.via) > 1 else ""
+        # Overriding any default on the way cuts the chain (the one nearest the
+        # draft worker, e.g. _draft_model_runners, covers every kept default
+        # that goes through it).
+        instead = f" (or {', or '.join(need.via[1:])})" if len(need.via) > 1 else ""
         words = (
             f"inherits BaseSpecWorker.{need.default}, which uses draft_worker.{need.member}{through}; override "
-            f"{need.default}, or give the draft worker {need.member}"
+            f"{need.default}{instead}, or give the draft worker {need.member}"
         )
         definition = draft_members.get(need.member)
         if definition is None:
