@@ -76,6 +76,11 @@ class FactoryFunctionWorker(BaseSpecWorker):
         # BaseSpecWorker's default to read.
         return []
 
+    def _draft_model_runners(self) -> tuple[ModelRunner, ...]:
+        # Nor for this one's (behind primary_draft_kv_pool and
+        # init_hicache_draft_plan), which reads them for a plugin's algorithm.
+        return ()
+
     def forward_batch_generation(
         self,
         batch: ScheduleBatch,

@@ -58,6 +58,11 @@ class ModuleVarBadWorker(BaseSpecWorker):
         # BaseSpecWorker's default to read.
         return []
 
+    def _draft_model_runners(self) -> tuple[ModelRunner, ...]:
+        # Nor for this one's (behind primary_draft_kv_pool and
+        # init_hicache_draft_plan), which reads them for a plugin's algorithm.
+        return ()
+
     def forward_batch_generation(
         self,
         batch: ScheduleBatch,
