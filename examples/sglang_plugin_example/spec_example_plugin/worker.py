@@ -5,7 +5,8 @@ every scheduler-facing member but one: ``forward_batch_generation``, which the
 scheduler calls (scheduler.py:4704, 4870) and ``BaseSpecWorker`` does not
 define. ``BaseSpecWorker`` reads ``self._target_worker`` and
 ``self._draft_worker`` without declaring them, so ``__init__`` must set both;
-and its ``weight_update_runners`` and ``primary_draft_kv_pool`` read
+and its ``weight_update_runners`` and ``_draft_model_runners`` (behind
+``primary_draft_kv_pool`` and ``init_hicache_draft_plan``) read
 ``draft_worker.draft_runners``, which this worker's ``TpModelWorker`` draft
 lacks, so it overrides those two too.
 
@@ -72,18 +73,15 @@ class ExampleWorker(BaseSpecWorker):
         same as here."""
         return [("draft", self.draft_model_runner)]
 
-    @property
-    def primary_draft_kv_pool(self) -> object | None:
-        """The draft's KV pool, which the scheduler reads at start-up
-        (``Scheduler.init_disaggregation``). ``BaseSpecWorker``'s default goes
-        through ``_draft_model_runners()``, which reads
-        ``draft_worker.draft_runners`` for every algorithm sglang does not
-        know (the gate does not see that need yet); this is the branch sglang
-        takes for DFlash, whose draft is a ``TpModelWorker`` too."""
-        from sglang.srt.mem_cache.unified_draft_pool import fused_draft_host_allocator
-
-        pool = self.draft_model_runner.token_to_kv_pool
-        return None if fused_draft_host_allocator(pool) is not None else pool
+    def _draft_model_runners(self) -> tuple[ModelRunner, ...]:
+        """The draft's model runners, behind ``primary_draft_kv_pool`` (which
+        the scheduler reads at start-up, ``Scheduler.init_disaggregation``) and
+        ``init_hicache_draft_plan``. ``BaseSpecWorker``'s returns
+        ``tuple(draft_worker.draft_runners)`` for every algorithm sglang does
+        not know, as a registered plugin's is (the gate reports keeping it);
+        this is the branch sglang takes for DFlash, whose draft is a
+        ``TpModelWorker`` too. One override answers both defaults."""
+        return (self.draft_model_runner,)
 
     def forward_batch_generation(
         self,

@@ -61,9 +61,8 @@ class PositionalDraftSpecWorker(BaseSpecWorker):
     def weight_update_runners(self) -> list[tuple[str, ModelRunner]]:
         return [("draft", self.draft_model_runner)]
 
-    @property
-    def primary_draft_kv_pool(self) -> object | None:
-        return self.draft_model_runner.token_to_kv_pool
+    def _draft_model_runners(self) -> tuple[ModelRunner, ...]:
+        return (self.draft_model_runner,)
 
     def forward_batch_generation(
         self, batch: ScheduleBatch, /, *, on_publish: Callable[..., object] | None = None

@@ -1,9 +1,14 @@
 """Mistake 3 of docs/authoring.md's worked example: a ``TpModelWorker`` draft
-with ``BaseSpecWorker``'s ``weight_update_runners`` kept.
+with ``BaseSpecWorker``'s ``weight_update_runners`` and ``primary_draft_kv_pool`` kept.
 
-The default returns ``[("draft", r) for r in self.draft_worker.draft_runners]``;
-a ``TpModelWorker`` has no ``draft_runners``, so the first weight update
-raises ``AttributeError``. Nothing in this file calls it.
+``weight_update_runners`` returns ``[("draft", r) for r in
+self.draft_worker.draft_runners]``; ``primary_draft_kv_pool`` and
+``init_hicache_draft_plan`` go through ``_draft_model_runners()``, which
+returns ``tuple(draft_worker.draft_runners)`` for a plugin's algorithm. A
+``TpModelWorker`` has no ``draft_runners``: the server raises
+``AttributeError`` at start (``Scheduler.init_disaggregation`` reads
+``primary_draft_kv_pool``), or else at the first weight update. Nothing in
+this file calls them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ What a ``BaseSpecWorker`` subclass owes besides its own members (see
 docs/authoring.md, "Obligations"): ``__init__`` sets ``_target_worker`` and
 ``_draft_worker``; ``forward_batch_generation`` is written; and every kept
 default that would read what a ``TpModelWorker`` draft lacks is overridden:
-``weight_update_runners`` and ``primary_draft_kv_pool`` both end in
+``weight_update_runners`` and ``_draft_model_runners`` (behind
+``primary_draft_kv_pool`` and ``init_hicache_draft_plan``) both end in
 ``draft_worker.draft_runners`` for an algorithm sglang does not know.
 """
 
@@ -52,16 +53,13 @@ class TinyDraftSpecWorker(BaseSpecWorker):
         # worker, whose draft is a TpModelWorker too, does the same as here).
         return [("draft", self.draft_model_runner)]
 
-    @property
-    def primary_draft_kv_pool(self) -> object | None:
-        # BaseSpecWorker's goes through _draft_model_runners(), which reads
-        # draft_worker.draft_runners for every algorithm but NGRAM, FROZEN_KV_MTP
-        # and the DFlash family; the scheduler reads it at start-up
-        # (Scheduler.init_disaggregation). This is the DFlash family's branch.
-        from sglang.srt.mem_cache.unified_draft_pool import fused_draft_host_allocator
-
-        pool = self.draft_model_runner.token_to_kv_pool
-        return None if fused_draft_host_allocator(pool) is not None else pool
+    def _draft_model_runners(self) -> tuple[ModelRunner, ...]:
+        # BaseSpecWorker's returns tuple(draft_worker.draft_runners) for every
+        # algorithm but NGRAM, FROZEN_KV_MTP and the DFlash family, so for a
+        # registered plugin's; primary_draft_kv_pool (read at start-up by
+        # Scheduler.init_disaggregation) and init_hicache_draft_plan go through
+        # it. This is the DFlash family's branch.
+        return (self.draft_model_runner,)
 
     def forward_batch_generation(
         self,
