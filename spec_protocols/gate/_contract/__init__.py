@@ -22,7 +22,7 @@ imports a later stage, a checker or sglang.
 from __future__ import annotations
 
 from spec_protocols.gate._contract._extract import extract_contract
-from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._model import BuiltInWorker, Contract, DefaultNeeds, Site, Use
 from spec_protocols.gate._contract._render import contract_json, contract_markdown
 from spec_protocols.gate._contract._source import (
     SglangSource,
@@ -34,6 +34,7 @@ from spec_protocols.gate._contract._source import (
 )
 
 __all__ = [
+    "BuiltInWorker",
     "Contract",
     "DefaultNeeds",
     "SglangSource",
