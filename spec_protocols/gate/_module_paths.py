@@ -28,29 +28,44 @@ def is_module_name(name: str) -> bool:
     return all(part.isidentifier() and not keyword.iskeyword(part) for part in name.split("."))
 
 
-def find_module_file(name: str, search_path: Sequence[str]) -> Path | None:
+def find_module_file(
+    name: str, search_path: Sequence[str], packages: dict[str, list[str]] | None = None
+) -> Path | None:
     """The source of module ``name``: its ``.py`` file, a package's ``__init__.py``,
     or a namespace package's directory. None when it cannot be found.
 
     Walks the dotted name one component at a time with ``PathFinder``, which
     reads directories and never executes a package's ``__init__``.
+    ``packages``: where the packages already walked are (dotted name ->
+    their folders), for a caller that looks up many modules of one package
+    on one ``search_path`` at one moment; filled as packages are found.
     """
     path: list[str] | None = list(search_path)
     spec = None
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
-    for part in parts:
+    start = 0
+    if packages is not None:
+        # Start below the deepest package already walked.
+        for depth in range(len(parts) - 1, 0, -1):
+            known = packages.get(".".join(parts[:depth]))
+            if known is not None:
+                path, start = list(known), depth
+                break
+    for depth in range(start, len(parts)):
         if path is None:
             return None  # a plain module has no submodules
         # Only the last component is passed: PathFinder looks up the tail name
         # in `path` anyway, and a dotted name would make it consult
         # sys.modules for the parent of a namespace package (a KeyError when,
         # as here, nothing was imported).
-        spec = PathFinder.find_spec(part, path)
+        spec = PathFinder.find_spec(parts[depth], path)
         if spec is None:
             return None
         path = list(spec.submodule_search_locations or []) or None
+        if packages is not None and path is not None:
+            packages[".".join(parts[: depth + 1])] = path
     if spec is None:
         return None
     if spec.origin in (None, "namespace"):
