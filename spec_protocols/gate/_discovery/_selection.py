@@ -41,7 +41,13 @@ from spec_protocols.gate._model import (
     ResolvedTarget,
 )
 from spec_protocols.gate._discovery._members import member_definitions
-from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, absolute_module, dotted_name
+from spec_protocols.gate._discovery._source_index import (
+    ModuleSource,
+    SourceIndex,
+    SourceReads,
+    absolute_module,
+    dotted_name,
+)
 from spec_protocols.gate._module_paths import search_path
 
 __all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover"]
@@ -80,17 +86,31 @@ class _Injection:
     value: ast.expr
 
 
-def discover(targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path] = ()) -> Discovery:
+def discover(
+    targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path] = (), *, read: SourceReads | None = None
+) -> Discovery:
     """Find the classes and injection sites to check in ``targets``.
 
     ``extra_roots`` are searched first (``--sglang``'s source: the sglang
     base classes are read from there), and passed on to the checkers.
+    ``read``, when given, receives the name of every module discovery looked
+    for (found or not) and each file it parsed, with the digest of what it
+    parsed, on success or failure: the verdict cache keys a stored discovery
+    on them.
 
     Raises GateError when there is nothing to check, or when a checked class
     depends on a target file that cannot be parsed.
     """
     roots = [*extra_roots, *(t.search_root for t in targets)]
     index = SourceIndex(search_path(roots), _ROOTS)
+    try:
+        return _discover(targets, roots, index)
+    finally:
+        if read is not None:
+            index.record(read)
+
+
+def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: SourceIndex) -> Discovery:
     target_modules: dict[str, ModuleSource] = {}
     notes: list[str] = [note for t in targets for note in t.notes]
     for target in targets:

@@ -28,6 +28,7 @@ not checked against this one; it is reported as a note instead.
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
 import operator
 import sys
@@ -39,7 +40,7 @@ from pathlib import Path
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._module_paths import find_module_file
 
-__all__ = ["ClassInfo", "ModuleSource", "SourceIndex", "Unreachable", "dotted_name", "parse_module"]
+__all__ = ["ClassInfo", "ModuleSource", "SourceIndex", "SourceReads", "Unreachable", "dotted_name", "parse_module"]
 
 # How deep to follow a chain of re-exports, aliases or base classes before
 # giving up (a cycle or a pathological package); nothing real comes close.
@@ -84,6 +85,8 @@ class ModuleSource:
     #: qualname -> class (nested classes as Outer.Inner)
     classes: dict[str, ClassInfo] = field(default_factory=dict[str, ClassInfo])
     unreachable: list[Unreachable] = field(default_factory=list[Unreachable])
+    #: The sha256 of the bytes parsed.
+    sha256: str = ""
 
     @property
     def package(self) -> str:
@@ -215,6 +218,7 @@ def parse_module(name: str, file: Path) -> ModuleSource:
     tree = ast.parse(data, filename=str(file))
     # decode_source honours a PEP 263 coding line, as the parser did.
     module = ModuleSource(name, file, file.name == "__init__.py", tree, importlib.util.decode_source(data))
+    module.sha256 = hashlib.sha256(data).hexdigest()
     _Binder(module).bind(tree.body)
     return module
 
@@ -331,6 +335,16 @@ def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
 # -- the index -----------------------------------------------------------------
 
 
+@dataclass
+class SourceReads:
+    """What a discovery read: every module name it looked for, found or not,
+    and each file it parsed with the sha256 of the bytes it parsed (the
+    verdict cache keys a stored discovery on them)."""
+
+    names: set[str] = field(default_factory=set[str])
+    files: dict[Path, str] = field(default_factory=dict[Path, str])
+
+
 class SourceIndex:
     """Parsed modules, loaded on demand, and name resolution across them."""
 
@@ -360,6 +374,16 @@ class SourceIndex:
             module = None
         self._modules[name] = module
         return module
+
+    def record(self, into: SourceReads) -> None:
+        """Add what the index has read so far to ``into``.
+
+        Discovery reads source only through its index: a file read around it
+        would be missing from the key under which the verdict cache keeps a
+        discovery, and a stale discovery could be reused after that file changed.
+        """
+        into.names.update(self._modules)
+        into.files.update((m.file, m.sha256) for m in self._modules.values() if m is not None)
 
     def get(self, name: str) -> ModuleSource | None:
         """A module by name, parsed on first use; None when absent or unreadable.
