@@ -3,7 +3,9 @@
 The suite runs with the cache off (tests/conftest.py sets
 SPEC_PROTOCOLS_NO_CACHE); these tests turn it on, in a cache folder of their
 own. A counting wrapper around the runtime checker (fast: the fixture imports
-only spec_protocols) tells whether the checker ran. No test here measures time.
+only spec_protocols) tells whether the checker ran; counting wrappers around
+the contract extractor and discovery tell whether those stages ran. No test
+here measures time.
 """
 
 from __future__ import annotations
@@ -14,18 +16,32 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from spec_protocols.gate import _pipeline
 from spec_protocols.gate._cache import NO_CACHE_ENV
 from spec_protocols.gate._cache._codec import Undecodable, decode, encode
 from spec_protocols.gate._cache._fingerprint import StatMemo
 from spec_protocols.gate._checkers import CHECKERS, Checker
 from spec_protocols.gate._cli import main
+from spec_protocols.gate._contract import Contract, SglangSource, extract_contract, installed_source
+from spec_protocols.gate._discovery import SourceReads, discover, resolve_target
 from spec_protocols.gate._harness import CheckInput
-from spec_protocols.gate._model import Check, CheckerOutcome, GateReport, Problem, Verdict
+from spec_protocols.gate._model import (
+    Check,
+    CheckerOutcome,
+    Discovery,
+    GateError,
+    GateReport,
+    Problem,
+    ResolvedTarget,
+    Verdict,
+)
 from spec_protocols.gate._pipeline import run_gate
 from spec_protocols.gate._reports import render
+from tests.test_contract_rules import write_tree
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "determinism" / "broken_workers.py"
 
@@ -91,6 +107,33 @@ def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counting]:
     yield counting
 
 
+@dataclass
+class Stages:
+    """How many times the contract was extracted and discovery ran."""
+
+    contracts: int = 0
+    discoveries: int = 0
+
+
+@pytest.fixture
+def stages(monkeypatch: pytest.MonkeyPatch) -> Stages:
+    counts = Stages()
+
+    def counting_extract(source: SglangSource) -> Contract:
+        counts.contracts += 1
+        return extract_contract(source)
+
+    def counting_discover(
+        targets: list[ResolvedTarget], extra_roots: list[Path], *, read: SourceReads | None = None
+    ) -> Discovery:
+        counts.discoveries += 1
+        return discover(targets, extra_roots, read=read)
+
+    monkeypatch.setattr(_pipeline, "extract_contract", counting_extract)
+    monkeypatch.setattr(_pipeline, "discover", counting_discover)
+    return counts
+
+
 def _gate(target: Path, *, cache: bool = True) -> GateReport:
     return run_gate([str(target)], checkers=["runtime"], cache=cache)
 
@@ -109,11 +152,16 @@ def test_a_hit_reuses_the_verdicts_without_running_the_checker(cache_on: Path, t
     assert "runtime" in first.timings and "runtime (cached)" not in first.timings
 
 
-def test_the_cached_report_is_the_uncached_one_byte_for_byte(cache_on: Path, target: Path, runtime: Counting) -> None:
+def test_the_cached_report_is_the_uncached_one_byte_for_byte(
+    cache_on: Path, target: Path, runtime: Counting, stages: Stages
+) -> None:
     uncached = _gate(target, cache=False)
     _gate(target)
+    before = replace(stages)
     cached = _gate(target)
     assert runtime.runs == 2
+    # Nothing was read again: the contract, the discovery and the verdicts all came from the cache.
+    assert stages == before and stages.discoveries == 2
     for fmt in ("json", "text", "junit", "markdown", "github"):
         assert render(cached, fmt, include_timings=False) == render(uncached, fmt, include_timings=False), fmt
 
@@ -141,6 +189,120 @@ def test_editing_a_module_the_target_imports_runs_the_checker_again(
     assert runtime.runs == 2
 
 
+def test_an_unchanged_run_reads_neither_sglang_nor_the_target_again(
+    cache_on: Path, target: Path, runtime: Counting, stages: Stages
+) -> None:
+    _gate(target)
+    first = replace(stages)
+    _gate(target)
+    assert stages == first
+    assert runtime.runs == 1
+
+
+def test_editing_a_target_file_runs_discovery_again(
+    cache_on: Path, target: Path, runtime: Counting, stages: Stages
+) -> None:
+    _gate(target)
+    _gate(target)
+    assert stages.discoveries == 1
+    target.write_text(target.read_text(encoding="utf-8").replace("class BadDraft:", "class BadDraft2:\n    pass\n\n\nclass BadDraft:"), encoding="utf-8")
+    report = _gate(target)
+    assert stages.discoveries == 2
+    assert "BadDraft2" not in {r.check.target.rpartition(".")[2] for r in report.results}  # on no known base
+
+
+def test_editing_a_base_class_module_runs_discovery_again(
+    cache_on: Path, tmp_path: Path, runtime: Counting, stages: Stages
+) -> None:
+    # The worker's base is in a sibling module: not a target file, but read by
+    # discovery to decide that the class is a spec worker at all.
+    folder = tmp_path / "plugin"
+    folder.mkdir()
+    (folder / "bases.py").write_text("from spec_protocols import SpecWorkerBase\n\n\nclass Base(SpecWorkerBase):\n    pass\n", encoding="utf-8")
+    worker = folder / "worker.py"
+    worker.write_text("from bases import Base\n\n\nclass Worker(Base):\n    pass\n", encoding="utf-8")
+    first = _gate(worker)
+    _gate(worker)
+    assert stages.discoveries == 1
+    assert [r.check.target for r in first.results] == ["worker.Worker"] * len(first.results) and first.results
+    (folder / "bases.py").write_text("class Base:\n    pass\n", encoding="utf-8")
+    with pytest.raises(GateError, match="no workers found"):
+        _gate(worker)
+    assert stages.discoveries == 2
+
+
+def _sglang_tree(root: Path) -> Path:
+    """A small synthetic sglang release (9.9.9) that the extractor accepts."""
+    return write_tree(
+        root,
+        """
+        def __init__(self, server_args):
+            self.spec_algorithm = SpeculativeAlgorithm.from_string(server_args.speculative_algorithm)
+            self.draft_worker = self.spec_algorithm.create_worker(server_args)
+
+        def run_batch(self, batch):
+            return self.draft_worker.forward_batch_generation(batch)
+        """,
+    )
+
+
+class Silent:
+    """A static checker with nothing to say, instantly: the stages are under test, not the verdicts."""
+
+    name = "mypy"
+    reads_harness = True
+    imports_target = False
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def version(self) -> str:
+        return "silent"
+
+    def run(self, check_input: CheckInput) -> CheckerOutcome:
+        self.runs += 1
+        checks = [c for cls in check_input.discovery.classes for c in cls.checks]
+        return CheckerOutcome(self.name, dict.fromkeys(checks, Verdict.PASS), {})
+
+
+def test_the_contract_is_reused_until_one_sglang_file_changes(
+    cache_on: Path, tmp_path: Path, target: Path, stages: Stages, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    silent = Silent()
+    monkeypatch.setitem(CHECKERS, "mypy", silent)  # type: ignore[index] # the registry is a dict
+    tree = _sglang_tree(tmp_path / "release")
+
+    def gate() -> GateReport:
+        return run_gate([str(target)], checkers=["mypy"], sglang=str(tree))
+
+    first = gate()
+    second = gate()
+    assert stages.contracts == 1 and silent.runs == 1
+    assert _stable(second) == _stable(first)
+    assert first.sglang is not None and first.sglang.release == "9.9.9"
+    # A file the extractor reads...
+    scheduler = tree / "sglang" / "srt" / "managers" / "scheduler.py"
+    scheduler.write_text(scheduler.read_text(encoding="utf-8") + "\n    def idle(self):\n        self.draft_worker.clear_cache_pool()\n", encoding="utf-8")
+    gate()
+    assert stages.contracts == 2
+    # ... and one it does not (the whole package is keyed: it could be imported by one that is).
+    (tree / "sglang" / "utils.py").write_text("X = 1\n", encoding="utf-8")
+    gate()
+    assert stages.contracts == 3
+    gate()
+    assert stages.contracts == 3
+
+
+def test_no_cache_reads_every_stage_again(cache_on: Path, target: Path, runtime: Counting, stages: Stages) -> None:
+    _gate(target)
+    _gate(target)
+    first = replace(stages)
+    _gate(target, cache=False)
+    _gate(target, cache=False)
+    assert stages == Stages(first.contracts + 2, first.discoveries + 2)
+    assert runtime.runs == 3
+
+
 def test_choosing_another_class_runs_the_checker_again(cache_on: Path, target: Path, runtime: Counting) -> None:
     run_gate([str(target)], checkers=["runtime"])
     run_gate([f"{target}:MissingAndAsync"], checkers=["runtime"])
@@ -166,8 +328,17 @@ def test_an_environment_variable_sglang_reads_runs_the_checker_again(
     assert runtime.runs == 2
 
 
-def _entries(cache: Path) -> list[Path]:
-    return sorted((cache / "verdicts" / "entries").rglob("*.json"))
+def _entries(cache: Path, kind: str = "checker") -> list[Path]:
+    """The entries of one kind: a checker's verdicts, or a stage's ("contract", "discovery")."""
+    found: list[Path] = []
+    for path in sorted((cache / "verdicts" / "entries").rglob("*.json")):
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue  # damaged by an earlier test
+        if (kind == "checker" and "checker" in document) or document.get("stage") == kind:
+            found.append(path)
+    return found
 
 
 @pytest.mark.parametrize(
@@ -195,6 +366,28 @@ def test_a_damaged_entry_is_ignored(
     # ... and the next run's entry replaced the damaged one.
     _gate(target)
     assert runtime.runs == 2
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda text: text[: len(text) // 2],  # cut short
+        lambda text: json.dumps({**json.loads(text), "value": {"classes": "no"}}),
+        lambda text: json.dumps({**json.loads(text), "reads": {}}),  # keyed on nothing read
+    ],
+    ids=["truncated", "wrong-shape", "reads-emptied"],
+)
+def test_a_damaged_discovery_entry_is_ignored(
+    cache_on: Path, target: Path, runtime: Counting, stages: Stages, damage: Callable[[str], str]
+) -> None:
+    before = set(_entries(cache_on, "discovery"))
+    first = _gate(target)
+    mine = [p for p in _entries(cache_on, "discovery") if p not in before]
+    assert len(mine) == 1 and stages.discoveries == 1
+    mine[0].write_text(damage(mine[0].read_text(encoding="utf-8")), encoding="utf-8")
+    second = _gate(target)
+    assert stages.discoveries == 2
+    assert _stable(second) == _stable(first)
 
 
 def test_deleting_the_cache_folder_is_safe(
@@ -287,6 +480,30 @@ def test_an_outcome_round_trips_through_json() -> None:
         "2.4.1",
     )
     assert decode(CheckerOutcome, json.loads(json.dumps(encode(outcome)))) == outcome
+
+
+def test_a_contract_round_trips_through_json() -> None:
+    source = installed_source()
+    if source is None:
+        pytest.skip("sglang is not installed")
+    contract = extract_contract(source)
+    assert contract.spec_worker and contract.defaults
+    assert decode(Contract, json.loads(json.dumps(encode(contract)))) == contract
+    with pytest.raises(Undecodable):
+        decode(Contract, {**encode_dict(contract), "spec_worker": [{**encode_dict(contract.spec_worker[0]), "kind": "poke"}]})
+
+
+def test_a_discovery_round_trips_through_json() -> None:
+    found = discover([resolve_target(str(FIXTURE))])
+    assert found.classes and found.source_modules and found.imported_modules and any(c.members for c in found.classes)
+    assert decode(Discovery, json.loads(json.dumps(encode(found)))) == found
+
+
+def encode_dict(value: object) -> dict[str, object]:
+    """A dataclass as the codec writes it: a JSON object."""
+    encoded = encode(value)
+    assert isinstance(encoded, dict)
+    return cast(dict[str, object], encoded)
 
 
 def test_an_entry_written_before_a_defaulted_field_existed_still_reads() -> None:

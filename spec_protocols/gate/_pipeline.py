@@ -20,7 +20,7 @@ from pathlib import Path
 from spec_protocols._releases import OLDEST
 from spec_protocols.gate._cache import VerdictCache, open_cache
 from spec_protocols.gate._checkers import CHECKERS
-from spec_protocols.gate._contract import SglangSource, extract_contract, installed_source, resolve_sglang
+from spec_protocols.gate._contract import Contract, SglangSource, extract_contract, installed_source, resolve_sglang
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._harness import prepare
@@ -90,8 +90,10 @@ def run_gate(
     source tree at that path rather than the installed sglang; static checkers
     only (the runtime checker, which imports, is skipped with a note).
     ``cache=False`` (or ``$SPEC_PROTOCOLS_NO_CACHE``) neither reuses nor stores
-    verdicts (:mod:`spec_protocols.gate._cache`); a reused checker appears in
-    the timings as ``"NAME (cached)"``, and the cache's own cost as ``"cache"``.
+    verdicts, contracts or discoveries (:mod:`spec_protocols.gate._cache`); a
+    reused checker appears in the timings as ``"NAME (cached)"``, and the
+    cache's own cost (keys, look-ups, stores, for every stage) as ``"cache"``,
+    not in ``"contract"`` or ``"discovery"``.
     """
     start = time.perf_counter()
     unknown = [c for c in checkers if c not in CHECKER_NAMES]
@@ -124,10 +126,11 @@ def run_gate(
             f"{', '.join(importing)} checker: skipped: --sglang reads sglang {source.release}'s source without "
             "installing it, and the runtime checker can only import the installed sglang; mypy and pyright decided"
         )
-    contract = extract_contract(source) if source is not None else None
+    cache_before = verdict_cache.seconds if verdict_cache is not None else 0.0
+    contract = _contract(source, verdict_cache)
     terms = release_terms(contract)
     notes.extend(terms.notes)
-    timings["contract"] = time.perf_counter() - t0
+    timings["contract"] = time.perf_counter() - t0 - _cache_spent(verdict_cache, cache_before)
     # The checkers must read this sglang, not whichever they would find:
     # searched first, unless it is an installed one in site-packages (which
     # they find anyway; adding it would make pyright read all of it).
@@ -139,8 +142,10 @@ def run_gate(
     seen: dict[str, Path] = {}
     for group in groups:
         t0 = time.perf_counter()
-        found = discover(group, extra_roots)
-        timings["discovery"] = timings.get("discovery", 0.0) + time.perf_counter() - t0
+        cache_before = verdict_cache.seconds if verdict_cache is not None else 0.0
+        found = _discovery(group, extra_roots, verdict_cache)
+        spent = time.perf_counter() - t0 - _cache_spent(verdict_cache, cache_before)
+        timings["discovery"] = timings.get("discovery", 0.0) + spent
         notes.extend(found.notes)
         classes = {c.dotted: c for c in found.classes}
         if terms.draft_factory_keywords is None and (found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)):
@@ -182,6 +187,27 @@ def run_gate(
         report = apply_baseline(report, load_baseline(baseline))
     timings["total"] = time.perf_counter() - start
     return replace(report, timings=dict(timings))
+
+
+def _contract(source: SglangSource | None, verdict_cache: VerdictCache | None) -> Contract | None:
+    """``source``'s contract, read from its files, or as the cache stored it while they are unchanged."""
+    if source is None:
+        return None
+    if verdict_cache is None:
+        return extract_contract(source)
+    return verdict_cache.contract(source, lambda: extract_contract(source))
+
+
+def _discovery(group: Sequence[ResolvedTarget], extra_roots: Sequence[Path], verdict_cache: VerdictCache | None) -> Discovery:
+    """What to check in ``group``, found by reading source, or as the cache stored it while nothing it read changed."""
+    if verdict_cache is None:
+        return discover(group, extra_roots)
+    return verdict_cache.discovery(group, extra_roots, lambda read: discover(group, extra_roots, read=read))
+
+
+def _cache_spent(verdict_cache: VerdictCache | None, before: float) -> float:
+    """The cache's own time since ``before`` (reported as ``"cache"``, not as the stage's)."""
+    return verdict_cache.seconds - before if verdict_cache is not None else 0.0
 
 
 def _groups(resolved: Sequence[ResolvedTarget]) -> list[list[ResolvedTarget]]:

@@ -33,6 +33,25 @@ is the sha256 of:
 * for a checker that imports the target, the current directory (``python
   -m`` puts it on the import path).
 
+Two stages before the checkers are memoised the same way, so that a warm
+run does not read sglang and the targets again (:meth:`VerdictCache.contract`,
+:meth:`VerdictCache.discovery`):
+
+* the contract, keyed on the content of sglang's whole package (the tree the
+  extractor reads below), the :class:`SglangSource` itself (release, origin,
+  folder), this package's content, the stage format and the interpreter
+  (``ast`` is the running Python's);
+* a discovery, keyed first on the targets as resolved (every module and
+  file), the content of their files, the roots and the whole search path,
+  this package, the installed distributions and the interpreter; then on
+  what every module discovery read or looked for resolves to now: each
+  top-level name is located again, and what it names must have the content
+  recorded (sglang, this package, the packages under check and anything
+  outside site-packages, by content; the standard library by the
+  interpreter; other installed packages by the distributions), or be absent
+  as it was. A discovery is stored only when each file it parsed has, in
+  the digests taken after it ran, the content it parsed.
+
 What the key does not cover is in docs/performance.md ("The verdict cache").
 Deleting the cache folder is always safe; an entry that cannot be read, is
 cut short, or does not decode into an outcome is ignored (and overwritten
@@ -46,26 +65,30 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, cast
 
 from spec_protocols.gate._cache._codec import Undecodable, canonical, decode, encode
 from spec_protocols.gate._cache._fingerprint import (
     StatMemo,
+    Tree,
     distributions,
     environment,
     in_site_packages,
     in_standard_library,
     interpreter,
     locate,
+    locations,
     write_json,
 )
 from spec_protocols.gate._checkers import Checker
+from spec_protocols.gate._contract import Contract, SglangSource
+from spec_protocols.gate._discovery import SourceReads
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._harness._environment import library_root, stub_source
-from spec_protocols.gate._model import CheckerOutcome, GateError
+from spec_protocols.gate._model import CheckerOutcome, Discovery, GateError, ResolvedTarget
 from spec_protocols.gate._module_paths import search_path
 
 __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
@@ -75,6 +98,10 @@ NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when an entry's layout or the key's meaning changes: old entries are then never read.
 _FORMAT = 1
+# ... and these when a stored contract's or discovery's meaning changes
+# without this package's text changing (its content is in their keys).
+_CONTRACT_FORMAT = 1
+_DISCOVERY_FORMAT = 1
 
 
 @dataclass(slots=True)
@@ -103,6 +130,101 @@ class VerdictCache:
         self.seconds = 0.0
         self._memo = StatMemo(root / "memo")
         self._common: dict[str, object] | None = None
+        # Within one run each import closure is worked out once, whichever group or stage asks.
+        self._closures: dict[tuple[object, ...], dict[str, object]] = {}
+
+    def contract(self, source: SglangSource, extract: Callable[[], Contract]) -> Contract:
+        """``source``'s contract: the stored one while sglang's package and
+        this package are unchanged, else ``extract()``'s (then stored)."""
+        start = time.perf_counter()
+        try:
+            key: str | None = _hash(
+                {
+                    "format": _FORMAT,
+                    "stage": "contract",
+                    "stage_format": _CONTRACT_FORMAT,
+                    "package": self._package(),
+                    "interpreter": interpreter(),
+                    "source": canonical(source),
+                    # The extractor reads sglang/srt only; the whole package is
+                    # keyed (and its digest is the checkers' key's too).
+                    "sglang": self._memo.tree(source.root / "sglang").digest,
+                }
+            )
+        except (GateError, OSError, TypeError):
+            key = None
+        stored = self._load_stage(key, "contract") if key is not None else None
+        found = _decoded(Contract, stored["value"]) if stored is not None else None
+        self.seconds += time.perf_counter() - start
+        if isinstance(found, Contract):
+            return found
+        contract = extract()
+        if key is not None:
+            self._store_stage(key, "contract", {"value": _encoded(contract)})
+        return contract
+
+    def discovery(
+        self,
+        targets: Sequence[ResolvedTarget],
+        extra_roots: Sequence[Path],
+        discover: Callable[[SourceReads], Discovery],
+    ) -> Discovery:
+        """The discovery of ``targets``: the stored one while nothing it read
+        changed, else ``discover(read)``'s (``read`` collects what it read; then stored)."""
+        start = time.perf_counter()
+        roots = [*extra_roots, *(t.search_root for t in targets)]
+        search = search_path(roots)
+        checked = {m.partition(".")[0] for t in targets for m in t.modules} | {"sglang", "spec_protocols"}
+        try:
+            files = _target_files(targets)
+            key: str | None = _hash(
+                {
+                    "format": _FORMAT,
+                    "stage": "discovery",
+                    "stage_format": _DISCOVERY_FORMAT,
+                    "package": self._package(),
+                    "interpreter": interpreter(),
+                    "distributions": self._world_common()["distributions"],
+                    "targets": canonical(list(targets)),
+                    "files": files,
+                    "roots": [str(r) for r in extra_roots],
+                    "search": search,
+                }
+            )
+        except (GateError, OSError, TypeError):
+            key = None
+        stored = self._load_stage(key, "discovery") if key is not None else None
+        found: object = None
+        if stored is not None:
+            try:
+                recorded = _names(stored["reads"])
+                # Every entry names at least sglang, this package and the targets' packages.
+                if recorded is not None and checked <= recorded.keys():
+                    now = {name: self._resolved(name, search, checked, []) for name in recorded}
+                    if json.loads(json.dumps(now)) == recorded:
+                        found = _decoded(Discovery, stored["value"])
+            except (GateError, OSError, LookupError, TypeError, ValueError):
+                found = None
+        self.seconds += time.perf_counter() - start
+        if isinstance(found, Discovery):
+            return found
+        read = SourceReads()
+        discovery = discover(read)
+        if key is None:
+            return discovery
+        start = time.perf_counter()
+        trees: list[tuple[Path, Tree]] = []
+        try:
+            tops = sorted({name.partition(".")[0] for name in read.names} | checked)
+            reads = {top: self._resolved(top, search, checked, trees) for top in tops if top.isidentifier()}
+            # A tree digested after discovery read it must hold what it read:
+            # a file edited in between would key the old result on the new content.
+            if _as_read(read.files, trees):
+                self._store_stage(key, "discovery", {"reads": reads, "value": _encoded(discovery)})
+        except (GateError, OSError, TypeError):
+            pass
+        self.seconds += time.perf_counter() - start
+        return discovery
 
     def look_up(self, checkers: Sequence[Checker], check_input: CheckInput) -> Lookup:
         """Each checker's key, and the outcomes already stored under them."""
@@ -139,7 +261,7 @@ class VerdictCache:
                 "world": world,
                 "cwd": str(Path.cwd()) if checker.imports_target else None,
             }
-            key = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+            key = _hash(payload)
             lookup.keys[checker.name] = key
             found = self._load(key, checker.name)
             if found is not None:
@@ -174,7 +296,26 @@ class VerdictCache:
             return None
         return outcome if isinstance(outcome, CheckerOutcome) and outcome.checker == checker else None
 
-    def _world(self, check_input: CheckInput) -> dict[str, object]:
+    def _load_stage(self, key: str, stage: str) -> dict[str, Any] | None:
+        """A stored stage's entry under ``key``, or None (absent, damaged, another format)."""
+        try:
+            data: Any = json.loads(self._entry(key).read_text(encoding="utf-8"))
+            if data["format"] != _FORMAT or data["key"] != key or data["stage"] != stage:
+                return None
+        except (OSError, ValueError, LookupError, TypeError):
+            return None
+        return cast(dict[str, Any], data) if isinstance(data, dict) else None
+
+    def _store_stage(self, key: str, stage: str, fields: dict[str, object]) -> None:
+        if any(value is None for value in fields.values()):
+            return  # a value the codec cannot write: nothing stored
+        write_json(self._entry(key), {"format": _FORMAT, "key": key, "stage": stage, **fields})
+
+    def _package(self) -> object:
+        return self._world_common()["package"]
+
+    def _world_common(self) -> dict[str, object]:
+        """What every key shares, worked out once per run."""
         if self._common is None:
             package = self._memo.tree(library_root() / "spec_protocols")
             try:
@@ -188,7 +329,31 @@ class VerdictCache:
                 "environment": environment(),
                 "interpreter": interpreter(),
             }
-        return {**self._common, "modules": self._closure(check_input)}
+        return self._common
+
+    def _world(self, check_input: CheckInput) -> dict[str, object]:
+        return {**self._world_common(), "modules": self._closure(check_input)}
+
+    def _resolved(self, name: str, search: Sequence[str], checked: set[str], trees: list[tuple[Path, Tree]]) -> object:
+        """What top-level ``name`` resolves to on ``search``, as a discovery's key
+        records it: absent (None), built in, the standard library, an
+        installed package (the distributions stand for it), or the content of
+        every folder or file it names (``trees`` receives them)."""
+        places = locations(name, search)
+        if places is None:
+            return None
+        if not places:
+            return "built-in"
+        if all(in_standard_library(place) for place in places):
+            return "stdlib"
+        if name not in checked and all(in_site_packages(place) for place in places):
+            return "installed"
+        digested: list[object] = []
+        for place in places:
+            tree = self._memo.tree(place)
+            trees.append((place, tree))
+            digested.append([str(place), tree.digest])
+        return digested
 
     def _closure(self, check_input: CheckInput) -> dict[str, object]:
         """Top-level name -> where it is and its digest, for everything the checked code may read."""
@@ -196,7 +361,14 @@ class VerdictCache:
         roots = [*([check_input.sglang_root] if check_input.sglang_root is not None else []), *found.search_roots]
         search = search_path(roots)
         checked = {m.partition(".")[0] for m in found.source_modules} | {"sglang", "spec_protocols"}
-        pending = sorted(checked | {m.partition(".")[0] for m in found.imported_modules}, reverse=True)
+        wanted = checked | {m.partition(".")[0] for m in found.imported_modules}
+        memo_key = (tuple(search), frozenset(checked), frozenset(wanted))
+        if memo_key not in self._closures:
+            self._closures[memo_key] = self._walk_closure(search, checked, wanted)
+        return self._closures[memo_key]
+
+    def _walk_closure(self, search: list[str], checked: set[str], wanted: set[str]) -> dict[str, object]:
+        pending = sorted(wanted, reverse=True)
         seen: dict[str, object] = {}
         while pending:
             name = pending.pop()
@@ -217,6 +389,65 @@ class VerdictCache:
                     # them would only list names the distributions cover.
                     pending.extend(sorted(tree.imports - seen.keys(), reverse=True))
         return seen
+
+
+def _hash(payload: object) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _encoded(value: object) -> object:
+    """``value`` as JSON data, or None when the codec cannot write it (then nothing is stored)."""
+    try:
+        return encode(value)
+    except TypeError:
+        return None
+
+
+def _decoded(tp: type[object], data: object) -> object:
+    """``data`` read back as ``tp``, or None when it does not fit (then the stage runs)."""
+    try:
+        return decode(tp, data)
+    except (Undecodable, LookupError, TypeError, ValueError):
+        return None
+
+
+def _names(data: object) -> dict[str, object] | None:
+    """A stored discovery's reads (top-level name -> what it resolved to), or None when they are not that."""
+    if not isinstance(data, dict):
+        return None
+    reads = cast(dict[object, object], data)
+    return {k: v for k, v in reads.items() if isinstance(k, str)} if all(isinstance(k, str) for k in reads) else None
+
+
+def _target_files(targets: Sequence[ResolvedTarget]) -> list[list[str]]:
+    """Each target module's file and its content digest (read before
+    discovery reads it); a file that cannot be read stands as such."""
+    files: list[list[str]] = []
+    for target in targets:
+        for name, file in target.modules.items():
+            try:
+                sha = hashlib.sha256(file.read_bytes()).hexdigest()
+            except OSError:
+                sha = "-"
+            files.append([name, str(file), sha])
+    return files
+
+
+def _as_read(parsed: Mapping[Path, str], trees: Sequence[tuple[Path, Tree]]) -> bool:
+    """Whether each parsed file that lies in a digested tree has there the digest of what was parsed."""
+    places = [(str(place), place.is_dir(), tree) for place, tree in trees]
+    for file, sha in parsed.items():
+        text = str(file)
+        for place, is_dir, tree in places:
+            if text == place and not is_dir:
+                rel = ""
+            elif is_dir and text.startswith(place + os.sep):
+                rel = text[len(place) + 1 :].replace(os.sep, "/")
+            else:
+                continue
+            if tree.files.get(rel) != sha:
+                return False
+    return True
 
 
 def _views(static: StaticInput) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Frozen values as JSON and back (for stored outcomes), and as canonical text (for keys).
+"""Frozen values as JSON and back (for stored outcomes, contracts and discoveries), and as canonical text (for keys).
 
 Both walk dataclass fields generically, never field by field: a field added to
 :class:`~spec_protocols.gate._model.Problem` or
@@ -72,7 +72,6 @@ def _walk(value: object, *, canonical_form: bool, path: Callable[[PurePath], str
     raise TypeError(f"cannot encode a {type(value).__name__}")
 
 
-
 @cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
@@ -89,6 +88,11 @@ def decode(tp: Any, data: object) -> Any:
         return data
     origin = typing.get_origin(tp)
     args: tuple[Any, ...] = typing.get_args(tp)
+    if origin is typing.Literal:
+        # The contract's kinds and classifications: only a listed value reads back.
+        if any(type(data) is type(arg) and data == arg for arg in args):
+            return data
+        raise Undecodable(f"{data!r} is none of {args!r}")
     if origin is typing.Union or origin is types.UnionType:
         if data is None and type(None) in args:
             return None

@@ -45,8 +45,8 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.machinery import PathFinder
 from pathlib import Path
@@ -62,6 +62,7 @@ __all__ = [
     "in_standard_library",
     "interpreter",
     "locate",
+    "locations",
     "write_json",
 ]
 
@@ -80,8 +81,11 @@ ENVIRONMENT_PREFIXES = (
     "TOKENIZERS", "TRITON", "FLASHINFER", "OMP_", "MKL_", "LD_", "MYPY", "PYRIGHT", "NODE_", "SPEC_PROTOCOLS_",
 )
 _ENVIRONMENT_NAMES = frozenset({"PATH", "VIRTUAL_ENV", "CONDA_PREFIX"})
-# Where the cache is and whether it is used decide nothing about a verdict.
-_ENVIRONMENT_IGNORED = frozenset({"SPEC_PROTOCOLS_CACHE_DIR", "SPEC_PROTOCOLS_NO_CACHE"})
+# Where the cache is and whether it is used decide nothing about a verdict;
+# nor does whether, or where, Python keeps bytecode.
+_ENVIRONMENT_IGNORED = frozenset(
+    {"SPEC_PROTOCOLS_CACHE_DIR", "SPEC_PROTOCOLS_NO_CACHE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,10 @@ class Tree:
 
     digest: str
     imports: frozenset[str]
+    #: Each file's sha256 by its path relative to the root ("/"-separated;
+    #: "" for a root that is a file): a stage that read files before the tree
+    #: was digested checks that it read this content.
+    files: Mapping[str, str] = field(default_factory=dict[str, str])
 
 
 def _sha(data: bytes) -> str:
@@ -177,6 +185,7 @@ class StatMemo:
         kept: dict[str, list[Any]] = {}
         digest = hashlib.sha256()
         imports: set[str] = set()
+        shas: dict[str, str] = {}
         now = time.time_ns()
         files: list[tuple[str, str, os.stat_result | None]]
         if root.is_dir():
@@ -206,10 +215,11 @@ class StatMemo:
             if now - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
                 kept[rel] = [*signature, sha, names]
             digest.update(f"{rel}\0{sha}\0".encode())
+            shas[rel] = sha
             imports.update(names)
         if memo_file is not None and kept != memo:
             write_json(memo_file, {"format": _MEMO_FORMAT, "root": str(root), "files": kept})
-        return Tree(digest.hexdigest(), frozenset(imports))
+        return Tree(digest.hexdigest(), frozenset(imports), shas)
 
 
 def write_json(path: Path, data: object) -> None:
@@ -243,6 +253,22 @@ def locate(name: str, search: Iterable[str]) -> Path | None:
     if spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations)))
     return Path(spec.origin) if spec.origin and spec.origin not in ("built-in", "frozen") else None
+
+
+def locations(name: str, search: Iterable[str]) -> list[Path] | None:
+    """Everything top-level module ``name`` would be imported from: a
+    package's folder, every portion of a namespace package (its submodules
+    may be in any), a module's file; ``[]`` for a built-in or frozen module,
+    None when it is not found."""
+    try:
+        spec = PathFinder.find_spec(name, list(search))
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return [Path(p) for p in spec.submodule_search_locations]
+    return [Path(spec.origin)] if spec.origin and spec.origin not in ("built-in", "frozen") else []
 
 
 @cache
