@@ -244,15 +244,8 @@ def locate(name: str, search: Iterable[str]) -> Path | None:
     """Where top-level module ``name`` would be imported from: a package's
     folder, a module's file (of any kind: an extension module too), or None.
     ``PathFinder`` only reads directories."""
-    try:
-        spec = PathFinder.find_spec(name, list(search))
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    return Path(spec.origin) if spec.origin and spec.origin not in ("built-in", "frozen") else None
+    found = locations(name, search)
+    return found[0] if found else None
 
 
 def locations(name: str, search: Iterable[str]) -> list[Path] | None:
