@@ -1446,10 +1446,11 @@ def _use_order(use: Use) -> tuple[Site, str, str, str, str]:
 # -- BaseSpecWorker's defaults ---------------------------------------------------------
 
 
-def _find_class(tree: _Tree, preferred: str, name: str) -> tuple[_Module, ast.ClassDef] | None:
-    """``class name`` in ``speculative/<preferred>``, else anywhere in ``speculative/``."""
+def _modules_matching(tree: _Tree, preferred: str, pattern: re.Pattern[str]) -> Iterator[_Module]:
+    """The parsed modules of ``speculative/`` whose text matches ``pattern``,
+    ``speculative/<preferred>`` first. The regex is a cheap filter: only the
+    few files that can define the name are parsed."""
     candidates = [tree.srt / "speculative" / preferred, *tree.files_under("speculative")]
-    pattern = re.compile(rf"^class {re.escape(name)}\b", re.MULTILINE)
     for path in dict.fromkeys(candidates):
         if not path.is_file():
             continue
@@ -1459,8 +1460,13 @@ def _find_class(tree: _Tree, preferred: str, name: str) -> tuple[_Module, ast.Cl
         except (OSError, UnicodeDecodeError):
             continue
         module = tree.module_at(path)
-        if module is None:
-            continue
+        if module is not None:
+            yield module
+
+
+def _find_class(tree: _Tree, preferred: str, name: str) -> tuple[_Module, ast.ClassDef] | None:
+    """``class name`` in ``speculative/<preferred>``, else anywhere in ``speculative/``."""
+    for module in _modules_matching(tree, preferred, re.compile(rf"^class {re.escape(name)}\b", re.MULTILINE)):
         for node in module.tree.body:
             if isinstance(node, ast.ClassDef) and node.name == name:
                 return module, node
@@ -1468,19 +1474,9 @@ def _find_class(tree: _Tree, preferred: str, name: str) -> tuple[_Module, ast.Cl
 
 
 def _find_function(tree: _Tree, preferred: str, name: str) -> tuple[_Module, FunctionNode] | None:
-    candidates = [tree.srt / "speculative" / preferred, *tree.files_under("speculative")]
+    """Module-level ``def name`` in ``speculative/<preferred>``, else anywhere in ``speculative/``."""
     pattern = re.compile(rf"^(async )?def {re.escape(name)}\b", re.MULTILINE)
-    for path in dict.fromkeys(candidates):
-        if not path.is_file():
-            continue
-        try:
-            if not pattern.search(path.read_text(encoding="utf-8")):
-                continue
-        except (OSError, UnicodeDecodeError):
-            continue
-        module = tree.module_at(path)
-        if module is None:
-            continue
+    for module in _modules_matching(tree, preferred, pattern):
         # With @overload signatures, the implementation is what runs: its
         # body passes the keywords and its parameters have the defaults.
         # (A module of overloads only, as a stub, keeps its first.)
