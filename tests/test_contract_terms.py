@@ -6,6 +6,8 @@ which members, lines and keywords the gate then checks. Nothing runs a checker.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pathlib import Path
 
 import pytest
@@ -84,6 +86,25 @@ def test_an_excluded_use_is_not_checked() -> None:
     terms = release_terms(contract("0.5.23", [*spec_members("0.5.23"), "model_runner"], defaults=DRAFT_NEEDS))
     assert "model_runner" not in terms.checked("SpecWorker") and terms.presence == ()
     assert "SpecWorker" in terms.whole
+
+
+def test_a_hook_behind_the_nominal_base_is_held_to_the_capability_that_writes_it() -> None:
+    """note_request_finished is called only behind isinstance(w, BaseSpecWorker):
+    not a SpecWorker member, but a BaseSpecWorker subclass's own version is held
+    to SupportsRequestFinished. A hook no capability defines has no signature."""
+    base = contract("0.5.23", spec_members("0.5.23"), defaults=DRAFT_NEEDS)
+    guarded = replace(
+        base,
+        spec_worker=(
+            *base.spec_worker,
+            use("note_request_finished", "isinstance", kind="call"),
+            use("brand_new_nominal_hook", "isinstance", kind="call"),
+        ),
+    )
+    terms = release_terms(guarded)
+    assert dict(terms.nominal_hooks) == {"note_request_finished": "SupportsRequestFinished"}
+    assert "note_request_finished" not in terms.checked("SpecWorker") and "SpecWorker" in terms.whole
+    assert release_terms(base).nominal_hooks == {}
 
 
 def test_a_newer_release_is_checked_against_its_own_contract_with_a_note() -> None:

@@ -105,6 +105,7 @@ def run_runtime(
     release = {
         "members": {p: list(terms.checked(p)) for p in ("SpecWorker", "DraftWorker")},
         "presence": list(terms.presence),
+        "nominal_hooks": dict(terms.nominal_hooks),
         "constructor_keywords": list(terms.constructor_keywords),
         "factory_keywords": list(factory) if factory is not None else None,
     }

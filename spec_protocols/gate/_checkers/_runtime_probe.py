@@ -217,7 +217,32 @@ def _check(
                 member_problems.append(
                     _problem(name, "[missing] the sglang release checked calls it, and the class does not define it")
                 )
+        member_problems.extend(_nominal_hook_problems(cast(type, obj), release.get("nominal_hooks") or {}))
     return construction + member_problems, note
+
+
+def _nominal_hook_problems(cls: type, hooks: dict[str, str]) -> list[dict[str, Any]]:
+    """A BaseSpecWorker subclass's own version of a hook sglang calls only on
+    BaseSpecWorker instances, checked against the capability protocol that
+    writes the call (ReleaseTerms.nominal_hooks). A kept hook is the base's."""
+    base = next(
+        (k for k in cls.__mro__ if k.__name__ == "BaseSpecWorker" and k.__module__ == _BASE_SPEC_WORKER_MODULE),
+        None,
+    )
+    if base is None:
+        return []
+    found: list[dict[str, Any]] = []
+    for name, capability in sorted(hooks.items()):
+        own = inspect.getattr_static(cls, name, _ABSENT)
+        if own is _ABSENT or own is base.__dict__.get(name, _ABSENT):
+            continue
+        protocol = getattr(importlib.import_module("spec_protocols"), capability)
+        problems = verify_conformance(cls, protocol).problems
+        found.extend(_problem(p.member, f"[{p.kind}] {p.message}") for p in problems if p.member == name)
+    return found
+
+
+_BASE_SPEC_WORKER_MODULE = "sglang.srt.speculative.base_spec_worker"
 
 
 #: What build_draft_tp_worker reads on the draft worker it built (InjectableDraftWorker's own member).

@@ -46,11 +46,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from spec_protocols._members import protocol_definitions
+from spec_protocols._protocols import PROTOCOL_NAMES
 from spec_protocols._releases import NEWEST, OLDEST, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded
 from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site
 
-__all__ = ["DraftNeed", "ReleaseTerms", "kept_default_needs", "release_terms"]
+__all__ = ["DraftNeed", "ReleaseTerms", "kept_default_needs", "nominal_hooks", "release_terms"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,12 @@ class ReleaseTerms:
     #: The dotted names (defining module and class) of the release's built-in
     #: workers, those ``SpeculativeAlgorithm.create_worker`` returns.
     built_in: frozenset[str] = frozenset()
+    #: Members the release calls on a spec worker only behind
+    #: ``isinstance(w, BaseSpecWorker)`` -> the capability protocol that
+    #: writes the call (``note_request_finished`` -> ``SupportsRequestFinished``).
+    #: A BaseSpecWorker subclass always passes that guard, so what it writes
+    #: for such a member is held to the call (see :func:`nominal_hooks`).
+    nominal_hooks: Mapping[str, str] = field(default_factory=dict[str, str])
     #: What the reader of a report should know about the release checked.
     notes: tuple[str, ...] = ()
 
@@ -113,6 +120,23 @@ def _draft_needs(contract: Contract) -> frozenset[str]:
         for u in d.needs
         if u.receiver == "draft_worker" and u.classification == "required"
     )
+
+
+def nominal_hooks(contract: Contract) -> dict[str, str]:
+    """The spec-worker members ``contract`` uses only behind
+    ``isinstance(..., BaseSpecWorker)``, each with the capability protocol
+    (``Supports...``) that defines it; a member no capability defines has no
+    signature to check and is left out."""
+    capabilities = [name for name in PROTOCOL_NAMES if name.startswith("Supports")]
+    hooks: dict[str, str] = {}
+    for use in contract.spec_worker:
+        if use.classification != "isinstance" or use.receiver != "spec_worker" or use.member in hooks:
+            continue
+        for capability in capabilities:
+            if any(m.name == use.member for m in protocol_definitions(capability)):
+                hooks[use.member] = capability
+                break
+    return hooks
 
 
 def release_terms(contract: Contract | None) -> ReleaseTerms:
@@ -163,6 +187,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         presence=presence,
         constructor_keywords=contract.constructor_keywords,
         draft_factory_keywords=contract.draft_factory_keywords,
+        nominal_hooks=nominal_hooks(contract),
         defaults={d.method: d for d in contract.defaults},
         built_in=frozenset(w.dotted for w in contract.built_in_workers),
         notes=tuple(notes),

@@ -317,7 +317,9 @@ def build_harness(
     origin = _annotation_names()
     protocols_used = sorted({role.protocol for c in classes for role in c.roles})
     # DraftWorker's signatures also check what a kept default needs of a draft worker.
-    signatures = sorted({*protocols_used, "DraftWorker"} - {"DraftWorkerFactory"})
+    # ... and the capabilities that write the hooks a BaseSpecWorker subclass
+    # is called with (terms.nominal_hooks).
+    signatures = sorted({*protocols_used, "DraftWorker", *terms.nominal_hooks.values()} - {"DraftWorkerFactory"})
     used = {"DraftWorker", "DraftWorkerFactory", "InjectableDraftWorker", *protocols_used}
     for protocol in [*signatures, "SpecWorkerFactory", "DraftWorkerFactory"]:
         for member in protocol_members(protocol, pin if protocol == "SpecWorker" else None):
@@ -417,6 +419,7 @@ def build_harness(
                     _check_identifier(name, "member name")
                     emit(f"    {ref}.{name}", tag(LineKind.MEMBER, check, name))
                     emit(f"    w.{name}", tag(LineKind.MEMBER_PRESENT, check, name))
+                _emit_hooks(emit, tag, check, cls, terms, definitions, bound)
                 _emit_needs(emit, tag, check, cls, terms, definitions["DraftWorker"], bound)
         # How sglang builds it. A spec worker: the scheduler's constructor
         # call; an injected class: build_draft_tp_worker's. Both report an
@@ -482,6 +485,34 @@ class _Tagger(Protocol):
         need: str | None = None,
         expected: str | None = None,
     ) -> LineTag: ...
+
+
+def _emit_hooks(
+    emit: Callable[[str, LineTag | None], None],
+    tag: _Tagger,
+    check: Check,
+    cls: DiscoveredClass,
+    terms: ReleaseTerms,
+    definitions: Mapping[str, Mapping[str, ProtocolMember]],
+    bound: Mapping[tuple[str, str], str],
+) -> None:
+    """The hooks sglang calls only on a ``BaseSpecWorker`` (behind
+    ``isinstance(w, BaseSpecWorker)``), where this class writes its own.
+
+    Such a class always passes the guard, so its version is called exactly as
+    the capability protocol writes it (``note_request_finished(rid=...,
+    natural_stop=...)``); one it keeps is BaseSpecWorker's, which fits.
+    """
+    if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
+        return
+    for n, (name, capability) in enumerate(sorted(terms.nominal_hooks.items())):
+        if name not in cls.overrides:
+            continue
+        _check_identifier(name, "member name")
+        member = definitions[capability][name]
+        written = describe_function(capability, member.node)
+        emit(f"    _h{n}: {bound[(capability, name)]} = w.{name}", tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written))
+        emit(f"    _hg{n}: _Gradual = w.{name}", tag(LineKind.MEMBER_GRADUAL, check, name))
 
 
 def _emit_needs(
