@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from integrations.series import mirror
 from spec_protocols._releases import release_key
 from spec_protocols.gate._contract import SglangSource
 
@@ -254,18 +255,6 @@ class GateRun:
         raise AssertionError(f"no result for {target} / {protocol}; got {[r['target'] for r in self.data['results']]}")
 
 
-def _copy_tree(dest: Path, package: Path) -> Path:
-    """Mirror the sglang package at ``package`` under dest/sglang: real directories, symlinked files."""
-    root = dest / "sglang"
-    for dirpath, dirnames, filenames in os.walk(package):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        rel = Path(dirpath).relative_to(package)
-        (root / rel).mkdir(parents=True, exist_ok=True)
-        for name in filenames:
-            (root / rel / name).symlink_to(Path(dirpath) / name)
-    return dest
-
-
 def _apply(tree: Path, patches: tuple[Patch, ...], release: str) -> None:
     for patch in patches:
         path = tree / patch.file
@@ -303,7 +292,8 @@ def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def make_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Release, tuple[Patch, ...]], Path]:
     def make(name: str, release: Release, patches: tuple[Patch, ...] = ()) -> Path:
-        tree = _copy_tree(tmp_path_factory.mktemp(f"{name}-{release.version}"), release.package)
+        # A mirror: real directories, symlinked files (a patched file is copied first, in _apply).
+        tree = mirror(release.package, tmp_path_factory.mktemp(f"{name}-{release.version}"))
         _apply(tree, patches, release.version)
         return tree
 
