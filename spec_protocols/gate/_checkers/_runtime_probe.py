@@ -49,6 +49,7 @@ from typing import Any, cast
 
 # Imported before any target code runs (and the probe runs as a module of
 # this package, so spec_protocols is loaded already).
+import spec_protocols
 from spec_protocols import DraftWorker, SpecWorker, SpecWorkerFactory, verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._verify import abstract_members, describe_target, verify_call
@@ -236,7 +237,7 @@ def _nominal_hook_problems(cls: type, hooks: dict[str, str]) -> list[dict[str, A
         own = inspect.getattr_static(cls, name, _ABSENT)
         if own is _ABSENT or own is base.__dict__.get(name, _ABSENT):
             continue
-        protocol = getattr(importlib.import_module("spec_protocols"), capability)
+        protocol = getattr(spec_protocols, capability)
         problems = verify_conformance(cls, protocol).problems
         found.extend(_problem(p.member, f"[{p.kind}] {p.message}") for p in problems if p.member == name)
     return found
