@@ -24,7 +24,6 @@ from spec_protocols.gate._contract import Contract, SglangSource, extract_contra
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._harness import prepare
-from spec_protocols.gate._harness._environment import cache_dir
 from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
@@ -40,6 +39,7 @@ from spec_protocols.gate._model import (
     Verdict,
 )
 from spec_protocols.gate._module_paths import find_module_file, search_path
+from spec_protocols.gate._paths import cache_dir, in_installation
 from spec_protocols.gate._verdicts import combine
 
 __all__ = ["DEFAULT_TARGET", "default_targets", "run_gate"]
@@ -60,10 +60,6 @@ def _default_targets(roots: Sequence[Path]) -> list[str]:
     if find_module_file(DEFAULT_TARGET, search_path(roots)) is not None:
         return [DEFAULT_TARGET]
     return [REFERENCE_TARGET]
-
-
-def _in_site_packages(root: Path) -> bool:
-    return bool({"site-packages", "dist-packages"} & set(root.parts))
 
 
 def _is_installed(source: SglangSource) -> bool:
@@ -134,7 +130,7 @@ def run_gate(
     # The checkers must read this sglang, not whichever they would find:
     # searched first, unless it is an installed one in site-packages (which
     # they find anyway; adding it would make pyright read all of it).
-    extra_roots = [source.root] if source is not None and not _in_site_packages(source.root) else []
+    extra_roots = [source.root] if source is not None and not in_installation(source.root) else []
 
     groups = _groups([resolve_target(t, extra_roots) for t in (targets or _default_targets(extra_roots))])
     results: list[Result] = []

@@ -76,7 +76,6 @@ from spec_protocols.gate._cache._fingerprint import (
     Tree,
     distributions,
     environment,
-    in_site_packages,
     in_standard_library,
     interpreter,
     locate,
@@ -90,6 +89,7 @@ from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._harness._environment import library_root, stub_source
 from spec_protocols.gate._model import CheckerOutcome, Discovery, GateError, ResolvedTarget
 from spec_protocols.gate._module_paths import search_path
+from spec_protocols.gate._paths import in_installation
 
 __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
 
@@ -346,7 +346,7 @@ class VerdictCache:
             return "built-in"
         if all(in_standard_library(place) for place in places):
             return "stdlib"
-        if name not in checked and all(in_site_packages(place) for place in places):
+        if name not in checked and all(in_installation(place) for place in places):
             return "installed"
         digested: list[object] = []
         for place in places:
@@ -379,7 +379,7 @@ class VerdictCache:
                 seen[name] = None
             elif in_standard_library(where):
                 seen[name] = "stdlib"
-            elif in_site_packages(where) and name not in checked:
+            elif in_installation(where) and name not in checked:
                 seen[name] = "installed"  # the distributions stand for it
             else:
                 tree = self._memo.tree(where)

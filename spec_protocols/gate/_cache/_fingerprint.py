@@ -52,13 +52,14 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any, cast
 
+from spec_protocols.gate._paths import in_installation
+
 __all__ = [
     "ENVIRONMENT_PREFIXES",
     "StatMemo",
     "Tree",
     "distributions",
     "environment",
-    "in_site_packages",
     "in_standard_library",
     "interpreter",
     "locate",
@@ -273,13 +274,9 @@ def _standard_library() -> tuple[Path, ...]:
 def in_standard_library(path: Path) -> bool:
     """Whether ``path`` is part of the interpreter's standard library (outside site-packages)."""
     resolved = path.resolve()
-    if in_site_packages(resolved):
+    if in_installation(resolved):
         return False
     return any(resolved == lib or lib in resolved.parents for lib in _standard_library())
-
-
-def in_site_packages(path: Path) -> bool:
-    return bool({"site-packages", "dist-packages"} & set(path.parts))
 
 
 def distributions() -> list[str]:

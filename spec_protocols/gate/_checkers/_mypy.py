@@ -28,9 +28,10 @@ from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
-from spec_protocols.gate._harness._environment import cache_dir, library_root, mypy_site_packages
+from spec_protocols.gate._harness._environment import mypy_view
 from spec_protocols.gate._harness._sites import is_canary
 from spec_protocols.gate._model import CheckerOutcome, GateError
+from spec_protocols.gate._paths import cache_dir
 
 __all__ = ["MYPY", "MypyChecker", "invoke_mypy"]
 
@@ -78,22 +79,20 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
     found = check_input.discovery
     shadow = static.shadow
     checked = sorted(shadow.files) if shadow is not None else []
-    # The shadow of the modules holding injection sites comes before their
-    # originals (see _sites.py); the stubs come first of all.
-    paths = [str(static.overlay), *([str(shadow.root)] if shadow else []), *(str(p) for p in found.search_roots)]
-    root = library_root()
-    # sglang from --sglang: mypy prefers an installed package to a namespace
-    # package on mypy_path (sglang/srt has no __init__.py), so it is told to
-    # read no site-packages at all; this package is then found on mypy_path,
-    # after the release's source (the first namespace-package hit wins).
-    elsewhere = check_input.sglang_root is not None
-    if elsewhere or ("site-packages" not in root.parts and "dist-packages" not in root.parts):
-        paths.append(str(root))  # a checkout (editable install); mypy finds an installed one itself
-    # An installed sglang-stubs would stand in for the code under check: mypy
-    # then reads the static view (no stubs) instead of site-packages.
-    view = None if elsewhere else mypy_site_packages()
-    if view is not None:
-        paths.append(str(view))
+    # mypy reads no site-packages: installed packages come from a view of
+    # just those it must see (this package, the sglang checked against, the
+    # installed packages under check; see _environment.py). The shadow of the
+    # modules holding injection sites comes before their originals (see
+    # _sites.py); the stubs come first of all. A namespace package's first
+    # hit on mypy_path wins (sglang/srt has no __init__.py), so --sglang's
+    # tree is the view's sglang, and nothing else on the path holds one.
+    view = mypy_view(check_input.sglang_root, static.installed)
+    paths = [
+        str(static.overlay),
+        *([str(shadow.root)] if shadow else []),
+        *(str(p) for p in found.search_roots),
+        str(view),
+    ]
     helper = [shadow.helper] if shadow is not None else []
     read = sorted({*found.source_modules, "spec_protocols", "spec_protocols.*", *static.stubbed, *helper} - set(checked))
     lines = [
@@ -108,7 +107,7 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
         "show_error_codes = True",
         "warn_unused_ignores = False",
         *_pin_lines(check_input.terms.pin),
-        *(["no_site_packages = True"] if elsewhere or view is not None else []),
+        "no_site_packages = True",
         "",
         f"[mypy-{','.join(read)}]",
         "follow_imports = silent",

@@ -94,7 +94,7 @@ class PyrightChecker:
         static = check_input.static
         if static is None:
             raise GateError("pyright needs the harness, and none was prepared")
-        view = static_view(check_input.sglang_root)
+        view = static_view(check_input.sglang_root, static.installed)
         shadow = static.shadow
         # The shadow of the modules holding injection sites is searched first
         # and checked (pyright reports diagnostics only for included files,

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Literal
 
 from spec_protocols.gate._model import GateError
+from spec_protocols.gate._paths import cache_dir as gate_cache_dir
 from spec_protocols.gate._module_paths import find_module_file, search_path
 
 __all__ = [
@@ -211,10 +212,6 @@ def source_at(path: Path | str) -> SglangSource:
 
 def _cache_root(cache_dir: Path | None) -> Path:
     if cache_dir is None:
-        # Imported here: the harness room is a later stage, and only its cache
-        # location is shared.
-        from spec_protocols.gate._harness._environment import cache_dir as gate_cache_dir
-
         cache_dir = gate_cache_dir()
     return cache_dir / "sglang"
 

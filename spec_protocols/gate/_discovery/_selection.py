@@ -49,6 +49,7 @@ from spec_protocols.gate._discovery._source_index import (
     dotted_name,
 )
 from spec_protocols.gate._module_paths import search_path
+from spec_protocols.gate._paths import in_installation
 
 __all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover"]
 
@@ -223,7 +224,7 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         )
     # A root that is an installed site-packages needs no adding (the checkers
     # search it anyway), and adding it would let pyright read every package in it.
-    extra = [r for r in roots if not {"site-packages", "dist-packages"} & set(r.parts)]
+    extra = [r for r in roots if not in_installation(r)]
     source_modules = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
     imported = frozenset(n for names in imported_modules(source_modules, index).values() for n in names)
     return Discovery(

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._harness._environment import cache_dir, stub_overlay
+from spec_protocols.gate._harness._environment import installed_packages, stub_overlay
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._harness._lines import Harness, build_harness, factory_keywords
 from spec_protocols.gate._harness._sites import SiteShadow, build_shadow
 from spec_protocols.gate._model import Discovery
 from spec_protocols.gate._module_paths import find_module_file, search_path
+from spec_protocols.gate._paths import cache_dir
 
 __all__ = ["CheckInput", "StaticInput", "prepare"]
 
@@ -42,6 +43,10 @@ class StaticInput:
     stubbed: frozenset[str]
     #: Shadows of the modules holding injection sites, if any.
     shadow: SiteShadow | None
+    #: The installed packages the checks read from source, by top-level name
+    #: (see :func:`~spec_protocols.gate._harness._environment.installed_packages`):
+    #: each checker's view links them.
+    installed: Mapping[str, Path] = field(default_factory=dict[str, Path])
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +102,9 @@ def prepare(
     try:
         harness_file = workdir / f"{harness.module_name}.py"
         harness_file.write_text(harness.text, encoding="utf-8")
-        static_input = StaticInput(harness, harness_file, workdir, overlay, stubbed, shadow)
+        static_input = StaticInput(
+            harness, harness_file, workdir, overlay, stubbed, shadow, installed_packages(found.source_modules)
+        )
         yield CheckInput(found, timeout, static_input, terms, sglang_root)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

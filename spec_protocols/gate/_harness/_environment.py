@@ -17,12 +17,16 @@ third-party imports are unresolved, which is harmless for conformance (the
 canary lines report a class that becomes ``Unknown``). mypy gets the same
 effect with ``follow_imports = skip`` outside the modules it must read.
 
-*Installed stubs are left out.* An author may install ``sglang-stubs`` for
-the IDE (docs/authoring.md). pyright never sees it: the static view links
-only the packages above. mypy would (it prefers an installed stub package to
-the source, and no option tells it to ignore one), so where one is installed
-mypy reads the static view too, instead of the interpreter's site-packages
-(:func:`mypy_site_packages`). The verdicts are those of a run without it.
+*No installation folder whole.* Neither checker is ever given a whole
+site-packages: it holds modules that shadow the checkers' own (mypy refuses
+to run beside a ``typing_extensions.py`` or ``mypy_extensions.py`` on its
+search path) and thousands of files no check needs. Each gets a view built
+from what it must see: this package, the sglang checked against, and every
+installed package the checks read from source (a plugin installed with pip,
+the package a base class comes from). mypy reads its view on ``mypy_path``
+with ``no_site_packages``, pyright as its virtual environment. So an
+installed ``sglang-stubs`` (docs/authoring.md) is never in either view, and
+the verdicts are those of a run without it.
 
 Both live under a cache directory so that mypy's incremental cache stays
 valid between runs (it keys modules by path).
@@ -35,16 +39,16 @@ import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from spec_protocols.gate._model import GateError
+from spec_protocols.gate._paths import cache_dir, in_installation, top_level_location
 
 __all__ = [
-    "cache_dir",
-    "installed_stubs",
+    "installed_packages",
     "library_root",
-    "mypy_site_packages",
+    "mypy_view",
     "static_view",
     "stub_modules",
     "stub_overlay",
@@ -53,15 +57,6 @@ __all__ = [
 
 # spec_protocols/ (this file is spec_protocols/gate/_harness/_environment.py).
 _PACKAGE_DIR = Path(__file__).resolve().parents[2]
-
-
-def cache_dir() -> Path:
-    """``$SPEC_PROTOCOLS_CACHE_DIR``, else ``$XDG_CACHE_HOME/spec-protocols``, else ``~/.cache/spec-protocols``."""
-    explicit = os.environ.get("SPEC_PROTOCOLS_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "spec-protocols"
 
 
 def library_root() -> Path:
@@ -203,18 +198,47 @@ def _installed(top_level: str) -> Path | None:
     return Path(spec.origin) if spec.origin else None
 
 
-def static_view(sglang_root: Path | None = None) -> Path:
-    """A fake virtual environment for pyright: site-packages with only what the
-    checks need; its ``sglang`` is the one in ``sglang_root`` when given
-    (``--sglang``), else the import system's."""
-    return _view(("sglang", "typing_extensions", "spec_protocols"), sglang_root)
+#: The top-level names every view holds (besides the installed packages under check).
+_ALWAYS = ("sglang", "spec_protocols")
 
 
-def _view(packages: Sequence[str], sglang_root: Path | None = None) -> Path:
-    """A fake virtual environment whose site-packages links ``packages``."""
+def installed_packages(source_modules: Mapping[str, Path]) -> dict[str, Path]:
+    """Top-level name -> its folder (or file), for each module the checks read
+    from source that lies in an installation folder: a plugin installed with
+    pip, or the installed package a checked class's base comes from. Modules
+    of a project folder are found through discovery's search roots instead."""
+    found: dict[str, Path] = {}
+    for module, file in sorted(source_modules.items()):
+        top = module.partition(".")[0]
+        if top in _ALWAYS or top in found or not in_installation(file):
+            continue
+        found[top] = top_level_location(module, file)
+    return found
+
+
+def static_view(sglang_root: Path | None = None, installed: Mapping[str, Path] | None = None) -> Path:
+    """pyright's virtual environment: a site-packages that links only this
+    package, typing_extensions (pyright reads it from there), the sglang in
+    ``sglang_root`` when given (``--sglang``), else the import system's, and
+    ``installed`` (see :func:`installed_packages`)."""
+    return _view(("typing_extensions", *_ALWAYS), sglang_root, installed)
+
+
+def mypy_view(sglang_root: Path | None = None, installed: Mapping[str, Path] | None = None) -> Path:
+    """The folder mypy reads installed packages from (on ``mypy_path``, with
+    ``no_site_packages``): like :func:`static_view`, without typing_extensions,
+    which mypy takes from its own typeshed (on ``mypy_path`` it would shadow
+    that, an error)."""
+    return _site_packages_of(_view(_ALWAYS, sglang_root, installed))
+
+
+def _view(packages: Sequence[str], sglang_root: Path | None, installed: Mapping[str, Path] | None) -> Path:
+    """A fake virtual environment whose site-packages links ``packages`` and ``installed``."""
     entries = {name: _installed(name) for name in packages}
     if sglang_root is not None:
         entries["sglang"] = sglang_root / "sglang"
+    for name, location in (installed or {}).items():
+        entries.setdefault(name, location)
     stamp = _digest([sys.executable, *(f"{k}={v}" for k, v in sorted(entries.items()))])
     root = cache_dir() / "view" / stamp
     site = _site_packages_of(root)
@@ -231,31 +255,3 @@ def _view(packages: Sequence[str], sglang_root: Path | None = None) -> Path:
 
 def _site_packages_of(view: Path) -> Path:
     return view / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-
-
-def installed_stubs() -> tuple[Path, ...]:
-    """Every ``sglang-stubs`` folder on the import path (site-packages, a
-    ``.pth`` entry, ``PYTHONPATH``): the places mypy looks for stub packages."""
-    seen: dict[Path, None] = {}
-    for entry in sys.path:
-        folder = Path(entry or ".") / "sglang-stubs"
-        if folder.is_dir():
-            seen[folder.resolve()] = None
-    return tuple(seen)
-
-
-def mypy_site_packages() -> Path | None:
-    """Where mypy looks for installed packages: ``None`` for the interpreter's
-    own site-packages, else a folder to put on ``mypy_path`` (and mypy reads no
-    site-packages).
-
-    An installed ``sglang-stubs`` would stand in for the modules under check,
-    whose real source the verdict is about; then mypy gets a view like
-    pyright's, where the stubs are absent. Only then: without installed stubs
-    mypy keeps the interpreter's site-packages, as it always has. The view
-    leaves out ``typing_extensions``, which mypy takes from its own typeshed
-    (on ``mypy_path`` it would shadow that, an error).
-    """
-    if not installed_stubs():
-        return None
-    return _site_packages_of(_view(("sglang", "spec_protocols")))
