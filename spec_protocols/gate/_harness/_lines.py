@@ -437,8 +437,11 @@ def build_harness(
             # DraftWorkerFactory's), what the call builds is checked here.
             built = "_b: InjectableDraftWorker = " if role is ClassRole.INJECTED and not factory_line else ""
             expected = _factory_expected(factory, params, "InjectableDraftWorker" if role is ClassRole.INJECTED else None)
+            # A release that passes no keyword (or a draft factory that passes
+            # none) is called with none: `(*, )` is not Python.
+            parameters = f"*, {signature}" if params else ""
             emit(
-                f"def _construct_{index}_{role.value}(*, {signature}) -> None:",
+                f"def _construct_{index}_{role.value}({parameters}) -> None:",
                 tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected),
             )
             emit(f"    {built}{ref}({passed})", tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected))
