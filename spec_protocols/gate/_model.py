@@ -17,6 +17,7 @@ __all__ = [
     "ABSTRACT_BASE_NOTE",
     "CHECKER_NAMES",
     "Check",
+    "CheckerCrashed",
     "CheckerOutcome",
     "ClassRole",
     "DiscoveredClass",
@@ -47,6 +48,50 @@ class GateError(Exception):
     a target with no workers, a checker that is missing, crashes or times out.
     Never for a non-conforming worker: that is a verdict.
     """
+
+
+class CheckerCrashed(GateError):
+    """A checker that stopped without verdicts (a crash, an exit status it
+    never gives for a verdict, output that is not its report).
+
+    The message is one line: the checker, how it ended, its first error
+    whole, and the next step. The pipeline keeps the run's work folder (the
+    harness, the checker's configuration and what it printed) for a bug
+    report and names it (:attr:`kept`).
+    """
+
+    def __init__(
+        self,
+        checker: str,
+        ended: str,
+        first_error: str,
+        output: str = "",
+        *,
+        others: tuple[str, ...] = (),
+        kept: str | None = None,
+    ) -> None:
+        self.checker = checker
+        self.ended = ended
+        self.first_error = first_error
+        #: Everything the checker printed, for the kept folder.
+        self.output = output
+        #: The other checkers of the run: the gate without this one.
+        self.others = others
+        #: The folder kept for a bug report, once the pipeline has kept it.
+        self.kept = kept
+        super().__init__(self._line())
+
+    def _line(self) -> str:
+        without = " ".join(f"--checker {name}" for name in self.others)
+        steps = [f"run without it ({without})" if without else "run with another checker (--checker NAME)"]
+        if self.kept is not None:
+            steps.append(f"report it with {self.kept} (its configuration, input and output)")
+        who = "the runtime checker" if self.checker == "runtime" else self.checker
+        return f"{who} crashed ({self.ended}): {self.first_error}; next: {', or '.join(steps)}"
+
+    def keeping(self, folder: str, others: tuple[str, ...]) -> CheckerCrashed:
+        """The same crash, naming the folder kept for it and the run's other checkers."""
+        return CheckerCrashed(self.checker, self.ended, self.first_error, self.output, others=others, kept=folder)
 
 
 class ClassRole(enum.Enum):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
-from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
+from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._harness._environment import mypy_view
 from spec_protocols.gate._harness._sites import is_canary
@@ -58,7 +58,7 @@ def invoke_mypy(
         try:
             item = json.loads(raw)
         except json.JSONDecodeError:
-            raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
+            raise crash("mypy", proc, _first_reported(diagnostics)) from None
         diagnostics.append(
             Reported(
                 str(item.get("file") or ""),
@@ -71,8 +71,20 @@ def invoke_mypy(
         )
     errors = [d for d in diagnostics if d.severity == "error"]
     if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors and not proc.stdout.strip()):
-        raise GateError(f"mypy crashed (exit {proc.returncode}): {last_output_line(proc)}")
+        # Exit 2 with a report is a *blocking* error: mypy checked nothing
+        # (a module that shadows the standard library, a syntax error in the
+        # configuration, a duplicate module).
+        raise crash("mypy", proc, _first_reported(diagnostics))
     return Invocation(proc.returncode, tuple(diagnostics), proc.stdout, proc.stderr, seconds)
+
+
+def _first_reported(diagnostics: Sequence[Reported]) -> str | None:
+    """mypy's first error in its own report, whole: ``FILE[:LINE]: MESSAGE``."""
+    for item in diagnostics:
+        if item.severity == "error":
+            where = f"{item.file}:{item.line}" if item.line > 0 else item.file
+            return f"{where}: {item.message}" if where else item.message
+    return None
 
 
 def _config(check_input: CheckInput, static: StaticInput) -> str:

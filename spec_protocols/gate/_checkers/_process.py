@@ -8,14 +8,15 @@ configurations): a missing executable or a timeout is a ``GateError`` (exit
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec_protocols.gate._model import GateError
+from spec_protocols.gate._model import CheckerCrashed, GateError
 
-__all__ = ["Invocation", "Reported", "last_output_line", "run_command"]
+__all__ = ["Invocation", "Reported", "crash", "first_error_line", "run_command"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,30 @@ def run_command(name: str, argv: Sequence[str], *, cwd: Path, timeout: float) ->
         raise GateError(f"{name} exceeded --timeout {timeout:g}s") from None
 
 
-def last_output_line(proc: subprocess.CompletedProcess[str]) -> str:
-    """The last line a crashed checker printed (stderr first), for a one-line error."""
-    text = (proc.stderr or proc.stdout or "").strip()
-    return text.splitlines()[-1][:200] if text else "no output"
+#: A line that states an error: ``file.py:3: error: ...``, ``INTERNAL ERROR ...``,
+#: ``Error: ...``, or the last line of a Python traceback (``KeyError: 'x'``).
+_ERROR_LINE = re.compile(r"(\berror\b|^INTERNAL ERROR|^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)(:|$))", re.IGNORECASE)
+
+
+def first_error_line(text: str) -> str | None:
+    """The first line of ``text`` that states an error, whole; None when none does."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("Traceback (most recent call last)") and _ERROR_LINE.search(line):
+            return line
+    return None
+
+
+def crash(
+    checker: str, proc: subprocess.CompletedProcess[str], first_error: str | None = None, *, ended: str | None = None
+) -> CheckerCrashed:
+    """The crash of ``checker`` that ``proc`` shows: its first error whole
+    (``first_error`` when the adapter read one from the checker's own report,
+    else the first error line it printed, stderr first, else its last line)."""
+    stderr, stdout = (proc.stderr or "").strip(), (proc.stdout or "").strip()
+    line = first_error or first_error_line(stderr) or first_error_line(stdout)
+    if line is None:
+        text = stderr or stdout
+        line = text.splitlines()[-1].strip() if text else "no output"
+    output = f"exit status {proc.returncode}\n--- stdout\n{proc.stdout or ''}\n--- stderr\n{proc.stderr or ''}"
+    return CheckerCrashed(checker, ended or f"exit {proc.returncode}", line, output)

@@ -26,11 +26,11 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
-from spec_protocols.gate._checkers._process import Invocation, Reported, last_output_line, run_command
+from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._harness._environment import static_view
 from spec_protocols.gate._harness._sites import is_canary
@@ -63,9 +63,11 @@ def invoke_pyright(
     try:
         data: dict[str, Any] = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        raise GateError(f"pyright crashed (exit {proc.returncode}): {last_output_line(proc)}") from None
+        raise crash("pyright", proc) from None
     if proc.returncode not in (0, 1):
-        raise GateError(f"pyright failed (exit {proc.returncode}): check its configuration")
+        # A report with an exit status pyright gives for no verdict: its
+        # configuration was rejected (3) or it stopped early.
+        raise crash("pyright", proc, _first_error(data) or first_error_line(proc.stderr) or "its report holds no error")
     diagnostics = tuple(
         Reported(
             str(item.get("file", "")),
@@ -78,6 +80,18 @@ def invoke_pyright(
         for item in data.get("generalDiagnostics", [])
     )
     return Invocation(proc.returncode, diagnostics, proc.stdout, proc.stderr, seconds)
+
+
+def _first_error(data: dict[str, Any]) -> str | None:
+    """pyright's first error in its own report, whole."""
+    items: list[Any] = list(data.get("generalDiagnostics") or [])
+    for item in items:
+        if isinstance(item, dict):
+            entry = cast(dict[str, Any], item)
+            if entry.get("severity") == "error":
+                where, message = str(entry.get("file") or ""), str(entry.get("message") or "")
+                return f"{where}: {message}" if where else message
+    return None
 
 
 class PyrightChecker:

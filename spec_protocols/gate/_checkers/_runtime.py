@@ -44,6 +44,7 @@ from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
     Check,
+    CheckerCrashed,
     CheckerOutcome,
     DiscoveredClass,
     GateError,
@@ -137,6 +138,8 @@ class _Run:
     crash_line: str
     #: Whether it recorded a failure of its own (not the target's).
     failed: bool = False
+    #: The end of what it wrote to stderr, kept with a crash for a bug report.
+    output: str = ""
 
 
 def _run_probes(
@@ -162,7 +165,7 @@ def _run_probes(
             if died is None or run.failed:
                 # It failed on its own, or died before importing anything:
                 # the probe itself is broken, not the target.
-                raise GateError(f"the runtime checker crashed ({_exit_words(run.returncode)}): {run.crash_line}")
+                raise CheckerCrashed("runtime", _exit_words(run.returncode), run.crash_line, run.output)
             doing, what = died
             deaths = True
             for item in pending:
@@ -179,7 +182,7 @@ def _run_probes(
             if len(remaining) == len(pending):
                 # Nothing settled: the death cannot be pinned on a class (a
                 # thread of the target's, say). Probing again would repeat it.
-                raise GateError(f"the runtime checker crashed ({_exit_words(run.returncode)}): {run.crash_line}")
+                raise CheckerCrashed("runtime", _exit_words(run.returncode), run.crash_line, run.output)
             pending = remaining
             if not pending:
                 break
@@ -242,8 +245,9 @@ def _probe(
     if final is not None:
         return _Run(True, final, None, returncode, "")
     settled, last, error = _read_progress(progress_file)
-    crash_line = error if error is not None else _stderr_line(stderr_file)
-    return _Run(False, settled, last, returncode, crash_line, failed=error is not None)
+    tail = _stderr_tail(stderr_file)
+    crash_line = error if error is not None else _last_line(tail)
+    return _Run(False, settled, last, returncode, crash_line, failed=error is not None, output=tail)
 
 
 def _read_result(path: Path) -> dict[int, list[dict[str, Any]]] | None:
@@ -293,18 +297,25 @@ def _exit_words(returncode: int) -> str:
     return f"exit {returncode}"
 
 
-def _stderr_line(path: Path) -> str:
-    """The probe's last stderr line, to explain a crash in one line."""
+def _stderr_tail(path: Path) -> str:
+    """The end of the probe's stderr, to explain a crash."""
     try:
         with path.open("rb") as stderr:
             stderr.seek(0, 2)
             size = stderr.tell()
             stderr.seek(max(0, size - _STDERR_TAIL))
-            tail = stderr.read().decode("utf-8", errors="replace")
+            return stderr.read().decode("utf-8", errors="replace")
     except OSError:
-        return "no output"
+        return ""
+
+
+def _last_line(tail: str) -> str:
+    """The line that says why the probe stopped: its first error line, else its last line, whole."""
     lines = [line.strip() for line in tail.splitlines() if line.strip()]
-    return lines[-1][:200] if lines else "no output"
+    if not lines:
+        return "no output"
+    # A traceback ends with the exception; an error printed by hand is one line.
+    return lines[-1]
 
 
 class RuntimeChecker:
@@ -320,9 +331,12 @@ class RuntimeChecker:
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         found = check_input.discovery
-        return run_runtime(
-            found.classes, found.search_roots, check_input.timeout, sites=found.sites, terms=check_input.terms
-        )
+        # The target is imported as it would be served: with the installed
+        # sglang. A source tree the static checkers read (a release fetched
+        # because none is installed) is not put on its path: its compiled
+        # kernels are not in it.
+        roots = [root for root in found.search_roots if root != check_input.sglang_root]
+        return run_runtime(found.classes, roots, check_input.timeout, sites=found.sites, terms=check_input.terms)
 
 
 @cache

@@ -1,0 +1,95 @@
+"""A checker that crashes is one line: the checker, its first error whole, the next step.
+
+Before issue 18 a crash read ``mypy crashed (exit 2): {"file": ".../typing_extensions.py",
+"line": -1, ... "message": "This file shadows library mod`` (mypy's JSON line,
+cut at 200 characters), with neither the cause nor what to do. Now the line
+names the checker's own first error whole, the gate run without it, and a
+folder kept with the checker's configuration, the harness and its output.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from spec_protocols.gate import _cli as cli
+from spec_protocols.gate._checkers._process import crash, first_error_line
+
+GOOD = Path(__file__).parent / "fixtures" / "plugins" / "good_plugin.py"
+
+
+def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = cli.main(["check", *argv])
+    _, err = capsys.readouterr()
+    return code, err.strip()
+
+
+def _kept(err: str) -> Path:
+    """The folder the message names."""
+    after = err.split("report it with ", 1)[1]
+    return Path(after.split(" (its configuration", 1)[0])
+
+
+@pytest.mark.checkers
+def test_a_real_mypy_crash_names_its_first_error_whole(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A project folder that vendors typing_extensions.py: mypy refuses to run
+    # beside a module that shadows its own (the crash every wheel install hit).
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(GOOD, project / "vendoring_plugin.py")
+    (project / "typing_extensions.py").write_text("# vendored\n", encoding="utf-8")
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(tmp_path / "cache"))
+    code, err = _check(capsys, str(project / "vendoring_plugin.py"), "--checker", "mypy", "--checker", "pyright")
+    assert code == 2
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert f'mypy crashed (exit 2): {project / "typing_extensions.py"}: This file shadows library module "typing_extensions";' in err
+    assert "next: run without it (--checker pyright)" in err, err
+    kept = _kept(err)
+    assert kept.parent == tmp_path / "cache" / "crashes"
+    assert (kept / "mypy.ini").is_file() and (kept / "spec_protocols_harness.py").is_file()
+    assert "This file shadows library module" in (kept / "mypy-output.txt").read_text(encoding="utf-8")
+
+
+def _fake_run_command(returncode: int, stdout: str, stderr: str) -> Callable[..., subprocess.CompletedProcess[str]]:
+    def fake(name: str, argv: list[str], *, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(list(argv), returncode, stdout, stderr)
+
+    return fake
+
+
+def test_a_long_first_error_is_never_cut(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    message = "a blocking error whose explanation goes on " + "and on " * 60 + "to its very end"
+    report = f'{{"file": "/x/y.py", "line": -1, "column": -1, "severity": "error", "message": "{message}", "code": null}}\n'
+    monkeypatch.setattr("spec_protocols.gate._checkers._mypy.run_command", _fake_run_command(2, report, ""))
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(tmp_path / "cache"))
+    code, err = _check(capsys, str(GOOD), "--checker", "mypy", "--checker", "runtime")
+    assert code == 2
+    assert f"mypy crashed (exit 2): /x/y.py: {message}; next: run without it (--checker runtime)" in err, err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("stdout", "stderr", "expected"),
+    [
+        ("", "Traceback (most recent call last):\n  File 'x'\nKeyError: 'harness'\n", "KeyError: 'harness'"),
+        ("", "mypy: error: Cannot find config file 'x'\n", "mypy: error: Cannot find config file 'x'"),
+        ("node: not found\n", "", "node: not found"),
+        ("", "", "no output"),
+    ],
+)
+def test_the_first_error_line(stdout: str, stderr: str, expected: str) -> None:
+    crashed = crash("mypy", subprocess.CompletedProcess(["mypy"], 2, stdout, stderr))
+    assert crashed.first_error == expected
+    assert str(crashed).startswith(f"mypy crashed (exit 2): {expected}; next:")
+
+
+def test_a_traceback_header_is_not_the_error() -> None:
+    assert first_error_line("Traceback (most recent call last):\n  File 'a'\nValueError: bad\n") == "ValueError: bad"
