@@ -14,13 +14,34 @@ from collections.abc import Sequence
 from importlib.machinery import PathFinder
 from pathlib import Path
 
-__all__ = ["find_module_file", "is_module_name", "search_path"]
+__all__ = ["find_module_file", "interpreter_path", "is_module_name", "search_path"]
 
 
 def search_path(extra: Sequence[Path] = ()) -> list[str]:
     """Where modules are looked up: ``extra``, the current directory (as
-    ``python -m`` would), then the interpreter's path."""
-    return [str(p) for p in extra] + [str(Path.cwd())] + [p for p in sys.path if p]
+    ``python -m`` would), then the interpreter's path (:func:`interpreter_path`)."""
+    return list(dict.fromkeys([*(str(p) for p in extra), str(Path.cwd()), *interpreter_path()]))
+
+
+def interpreter_path() -> list[str]:
+    """``sys.path`` without the folder of the program that started the gate.
+
+    Python puts that folder first: ``bin/`` for the console script (and for
+    pre-commit, which runs it), the current directory for ``python -m``.
+    What the gate finds, and so every key of the verdict cache, must not
+    depend on how it was started, so that folder is left out (the current
+    directory is searched anyway); the runtime checker's probe, a program of
+    its own, does not see it either.
+    """
+    entries = [p for p in sys.path if p]
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if sys.path and sys.path[0] and main_file is not None:
+        try:
+            if Path(sys.path[0]).resolve() == Path(main_file).resolve().parent:
+                entries = entries[1:]
+        except OSError:
+            pass
+    return entries
 
 
 def is_module_name(name: str) -> bool:

@@ -11,28 +11,39 @@ its own source, and every check is on that release's terms
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from spec_protocols._releases import OLDEST
+from spec_protocols._releases import NEWEST, OLDEST
 from spec_protocols.gate._cache import VerdictCache, open_cache
 from spec_protocols.gate._checkers import CHECKERS
-from spec_protocols.gate._contract import Contract, SglangSource, extract_contract, installed_source, resolve_sglang
+from spec_protocols.gate._contract import (
+    Contract,
+    SglangSource,
+    extract_contract,
+    fetch_release,
+    installed_source,
+    resolve_sglang,
+)
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
-from spec_protocols.gate._harness import prepare
+from spec_protocols.gate._harness import CheckInput, prepare
 from spec_protocols.gate._model import (
     CHECKER_NAMES,
     Check,
+    CheckerCrashed,
     CheckerOutcome,
     ClassRole,
     DiscoveredClass,
     Discovery,
     GateError,
     GateReport,
+    Problem,
     ResolvedTarget,
     Result,
     SglangChecked,
@@ -106,7 +117,12 @@ def run_gate(
     verdict_cache = open_cache(cache, cache_dir() / "verdicts")
 
     t0 = time.perf_counter()
-    source = resolve_sglang(sglang)
+    source, missing = _sglang_to_check(sglang)
+    if source is not None and missing is None and sglang is None and not _is_installed(source):
+        notes.append(
+            f"no sglang installed and no --sglang: checked against the newest supported release, sglang "
+            f"{source.release}, read from its source ({source.root}); name another with --sglang"
+        )
     # Not importable: a release or tree given with --sglang that the import
     # system would not load. The runtime checker cannot judge it.
     elsewhere = source is not None and sglang is not None and not _is_installed(source)
@@ -125,14 +141,17 @@ def run_gate(
     cache_before = verdict_cache.seconds if verdict_cache is not None else 0.0
     contract = _contract(source, verdict_cache)
     terms = release_terms(contract)
-    notes.extend(terms.notes)
+    notes.extend(terms.notes if missing is None else [_no_source_note(missing)])
     timings["contract"] = time.perf_counter() - t0 - _cache_spent(verdict_cache, cache_before)
     # The checkers must read this sglang, not whichever they would find:
     # searched first, unless it is an installed one in site-packages (which
     # they find anyway; adding it would make pyright read all of it).
     extra_roots = [source.root] if source is not None and not in_installation(source.root) else []
 
-    groups = _groups([resolve_target(t, extra_roots) for t in (targets or _default_targets(extra_roots))])
+    # The embedded default is the installed sglang's workers, or --sglang's:
+    # not those of a release fetched only because none is installed.
+    default_roots = extra_roots if sglang is not None else []
+    groups = _groups([resolve_target(t, extra_roots) for t in (targets or _default_targets(default_roots))])
     results: list[Result] = []
     runtime_outcomes: list[CheckerOutcome] = []
     seen: dict[str, Path] = {}
@@ -160,6 +179,8 @@ def run_gate(
         runtime_outcomes.extend(o for o in outcomes if CHECKERS[o.checker].imports_target)
         checks = sorted({check for o in outcomes for check in o.verdicts})
         results.extend(_distinct(combine(checks, outcomes, classes), classes, seen))
+    if missing is not None:
+        results = [_without_source(result) for result in results]
     runtime_note = _runtime_skipped_everything(runtime_outcomes)
     if runtime_note is not None:
         notes.append(runtime_note)
@@ -183,6 +204,52 @@ def run_gate(
         report = apply_baseline(report, load_baseline(baseline))
     timings["total"] = time.perf_counter() - start
     return replace(report, timings=dict(timings))
+
+
+def _sglang_to_check(given: str | None) -> tuple[SglangSource | None, str | None]:
+    """The sglang a run checks against, and why there is none.
+
+    ``--sglang``'s, else the installed one, else the newest supported
+    release, fetched into the cache as ``--sglang`` fetches it: a check
+    without sglang's source would judge no release's terms (what
+    ``BaseSpecWorker``'s defaults need of a draft worker, the keywords the
+    scheduler constructs workers with) and pass what that release fails.
+    When that fetch fails too (offline, an empty cache), the reason is
+    returned, and every check of the run is ``unverified``
+    (:func:`_without_source`), never a plain pass.
+    """
+    if given is not None:
+        return resolve_sglang(given), None
+    installed = resolve_sglang(None)
+    if installed is not None:
+        return installed, None
+    try:
+        return fetch_release(NEWEST), None
+    except GateError as error:
+        return None, str(error)
+
+
+#: Why a check of a run without sglang's source is unverified (the run's note says why there is none).
+_NO_SOURCE = (
+    "not checked on any sglang release's terms (no sglang source: see the note below): the members its scheduler "
+    "calls, the keywords it constructs workers with, what BaseSpecWorker's defaults need of a draft worker"
+)
+
+
+def _no_source_note(missing: str) -> str:
+    return (
+        f"no sglang source: none is installed, no --sglang was given, and the newest supported release, {NEWEST}, "
+        f"could not be fetched ({missing}); every check is unverified. Install sglang, pass --sglang PATH (a "
+        "source tree or a wheel), or run once where the package index is reachable (the release is kept in the "
+        "cache)"
+    )
+
+
+def _without_source(result: Result) -> Result:
+    """``result`` of a run that had no sglang source: what passed is ``unverified``."""
+    problem = Problem("gate", None, _NO_SOURCE, unverified=True)
+    verdict = result.verdict if result.verdict is Verdict.FAIL else Verdict.UNVERIFIED
+    return replace(result, verdict=verdict, problems=(*result.problems, problem))
 
 
 def _contract(source: SglangSource | None, verdict_cache: VerdictCache | None) -> Contract | None:
@@ -265,6 +332,22 @@ def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome]) -> str | Non
     )
 
 
+def keep_crash(crashed: CheckerCrashed, check_input: CheckInput) -> Path:
+    """A copy of the run's work folder (the harness, each checker's
+    configuration) and of what the crashed checker printed, for a bug report:
+    ``crashes/<checker>-<time>`` in the cache folder."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = cache_dir() / "crashes" / f"{crashed.checker}-{stamp}-{os.getpid()}"
+    try:
+        if check_input.static is not None:
+            shutil.copytree(check_input.static.workdir, folder, dirs_exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{crashed.checker}-output.txt").write_text(crashed.output, encoding="utf-8")
+    except OSError:
+        pass  # the crash is reported either way; the folder is a courtesy
+    return folder
+
+
 def _run_checkers(
     found: Discovery,
     chosen: Sequence[str],
@@ -283,7 +366,11 @@ def _run_checkers(
         to_run = [adapter for adapter in adapters if adapter.name not in reused]
         with ThreadPoolExecutor(max_workers=max(1, len(to_run))) as pool:
             futures = {adapter.name: pool.submit(adapter.run, check_input) for adapter in to_run}
-            ran = {name: future.result() for name, future in futures.items()}
+            try:
+                ran = {name: future.result() for name, future in futures.items()}
+            except CheckerCrashed as crashed:
+                others = tuple(name for name in chosen if name != crashed.checker)
+                raise crashed.keeping(str(keep_crash(crashed, check_input)), others) from None
     if verdict_cache is not None and lookup is not None:
         for outcome in ran.values():
             verdict_cache.store(lookup, outcome)

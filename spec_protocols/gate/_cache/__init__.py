@@ -80,6 +80,8 @@ from spec_protocols.gate._cache._fingerprint import (
     interpreter,
     locate,
     locations,
+    static_environment,
+    static_interpreter,
     write_json,
 )
 from spec_protocols.gate._checkers import Checker
@@ -144,7 +146,8 @@ class VerdictCache:
                     "stage": "contract",
                     "stage_format": _CONTRACT_FORMAT,
                     "package": self._package(),
-                    "interpreter": interpreter(),
+                    # ast is the running Python's; where it is installed does not matter.
+                    "interpreter": static_interpreter(),
                     "source": canonical(source),
                     # The extractor reads sglang/srt only; the whole package is
                     # keyed (and its digest is the checkers' key's too).
@@ -230,8 +233,10 @@ class VerdictCache:
         """Each checker's key, and the outcomes already stored under them."""
         start = time.perf_counter()
         lookup = Lookup()
+        worlds: dict[bool, dict[str, object]] = {}
         try:
-            world = self._world(check_input)
+            for imports in sorted({checker.imports_target for checker in checkers}):
+                worlds[imports] = self._world(check_input, imports_target=imports)
         except (GateError, OSError):
             # Something the key needs cannot be read: run everything, store nothing.
             self.seconds += time.perf_counter() - start
@@ -258,7 +263,7 @@ class VerdictCache:
                 "version": checker.version(),
                 "input": text,
                 "views": views if static is not None else None,
-                "world": world,
+                "world": worlds[checker.imports_target],
                 "cwd": str(Path.cwd()) if checker.imports_target else None,
             }
             key = _hash(payload)
@@ -331,8 +336,35 @@ class VerdictCache:
             }
         return self._common
 
-    def _world(self, check_input: CheckInput) -> dict[str, object]:
-        return {**self._world_common(), "modules": self._closure(check_input)}
+    def _world(self, check_input: CheckInput, *, imports_target: bool) -> dict[str, object]:
+        """What a checker's verdicts depend on besides its input.
+
+        A checker that imports the target depends on the whole environment:
+        every installed distribution, the interpreter and its environment
+        prefix, the environment variables. A static checker reads only its
+        view (this package, the sglang checked against, the packages under
+        check; see the harness's _environment.py) and the project folders the
+        closure digests, so its key leaves out what differs between
+        environments that hold the same checkers: the distributions, the
+        interpreter's location and the variables that only say which
+        environment runs (PATH, VIRTUAL_ENV). Then the console script,
+        ``python -m``, the pytest plugin and pre-commit's own environment
+        share its entries.
+        """
+        common = self._world_common()
+        if imports_target:
+            return {**common, "modules": self._closure(check_input)}
+        modules = dict(self._closure(check_input))
+        # This package is read from the gate's own folder (the view links it),
+        # whose content "package" already holds, wherever it is installed.
+        modules.pop("spec_protocols", None)
+        return {
+            "package": common["package"],
+            "stubs": common["stubs"],
+            "python": static_interpreter(),
+            "environment": static_environment(),
+            "modules": modules,
+        }
 
     def _resolved(self, name: str, search: Sequence[str], checked: set[str], trees: list[tuple[Path, Tree]]) -> object:
         """What top-level ``name`` resolves to on ``search``, as a discovery's key

@@ -64,6 +64,8 @@ __all__ = [
     "interpreter",
     "locate",
     "locations",
+    "static_environment",
+    "static_interpreter",
     "write_json",
 ]
 
@@ -316,6 +318,23 @@ def environment() -> dict[str, str]:
     }
 
 
+def static_environment() -> dict[str, str]:
+    """The variables a static checker's verdict may depend on: :func:`environment`
+    without those that only say which environment runs (PATH, VIRTUAL_ENV,
+    CONDA_PREFIX; the checkers' versions are keyed apart)."""
+    return {name: value for name, value in environment().items() if name not in _ENVIRONMENT_NAMES}
+
+
+def static_interpreter() -> list[str]:
+    """What a static checker's verdict depends on of the interpreter: the
+    Python version it is told to check for and the platform, not where it is."""
+    return [sys.version, sys.platform, platform.machine()]
+
+
 def interpreter() -> list[str]:
     """The interpreter that runs the checkers (and imports the target)."""
-    return [sys.executable, sys.version, sys.implementation.cache_tag or "", sys.platform, platform.machine()]
+    # Its real file and the environment's prefix, not ``sys.executable`` as
+    # typed: the console script says ``bin/python3.11`` where ``python -m``
+    # says ``bin/python``, the same interpreter in the same environment.
+    executable = os.path.realpath(sys.executable)
+    return [sys.prefix, executable, sys.version, sys.implementation.cache_tag or "", sys.platform, platform.machine()]
