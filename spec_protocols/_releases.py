@@ -29,11 +29,13 @@ by the gate from each release's contract.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Final
 
 __all__ = [
     "NEWEST",
     "OLDEST",
+    "OLDEST_READABLE",
     "SGLANG_0_5_19",
     "SGLANG_0_5_20",
     "SGLANG_0_5_21",
@@ -45,6 +47,7 @@ __all__ = [
     "pin_constants",
     "pinned_release",
     "release_key",
+    "version_order",
 ]
 
 #: The sglang releases the protocols describe, oldest first: every release
@@ -52,6 +55,17 @@ __all__ = [
 SUPPORTED_RELEASES: Final = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
 OLDEST: Final = SUPPORTED_RELEASES[0]
 NEWEST: Final = SUPPORTED_RELEASES[-1]
+
+#: The oldest release whose construction of a plugin's spec worker the gate
+#: reads (the contract extractor finds the call and its keywords), measured by
+#: running it on the releases from 0.4.0 to 0.5.18 and 0.5.3.post3 to
+#: 0.5.4.post3: 0.5.4.post2 is the first whose algorithm keeps a registry
+#: (``register_speculative_algorithm(name, worker_cls)``, which the scheduler
+#: reaches through ``spec_algorithm.create_draft_worker(**kwargs)``). Up to
+#: 0.5.4.post1 the scheduler constructs its own classes by name, so no
+#: plugin's worker is ever a spec worker there; the gate refuses a release
+#: older than this one before fetching it (compared with :func:`version_order`).
+OLDEST_READABLE: Final = "0.5.4.post2"
 
 # One constant per release: True when type checkers are pinned to it. Plain
 # bool (neither Final nor Literal), so that a checker told nothing evaluates
@@ -79,6 +93,36 @@ def release_key(release: str) -> tuple[int, ...]:
             digits += char
         numbers.append(int(digits or 0))
     return tuple(numbers)
+
+
+#: A PEP 440 public version as sglang writes them: ``0.5.23``, ``0.5.9rc1``,
+#: ``0.5.4.post2``, ``0.5.0.dev2``.
+_VERSION = re.compile(r"^(?P<release>\d+(?:\.\d+)*)(?:(?P<pre>a|b|rc)(?P<pre_n>\d+))?(?:\.post(?P<post>\d+))?(?:\.dev(?P<dev>\d+))?$")
+_PRE_ORDER: Final = {"a": 0, "b": 1, "rc": 2}
+_FINAL: Final = 3
+_NO_DEV: Final = 1 << 62
+
+
+def version_order(release: str) -> tuple[tuple[int, ...], tuple[int, int], int, int]:
+    """A key that orders versions as PEP 440 does (``0.5.4 < 0.5.4.post1 <
+    0.5.4.post2 < 0.5.5rc0 < 0.5.5``; ``0.5.5.dev1`` before ``0.5.5rc0``);
+    a ValueError for a string that is not a version sglang could publish."""
+    match = _VERSION.match(release)
+    if match is None:
+        raise ValueError(f"not a release version: {release!r}")
+    numbers = [int(n) for n in match["release"].split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()  # 0.5.0 == 0.5
+    pre: tuple[int, int]
+    if match["pre"] is not None:
+        pre = (_PRE_ORDER[match["pre"]], int(match["pre_n"]))
+    elif match["dev"] is not None and match["post"] is None:
+        pre = (-1, 0)  # 0.5.5.dev1: before every pre-release of 0.5.5
+    else:
+        pre = (_FINAL, 0)
+    post = int(match["post"]) if match["post"] is not None else -1
+    dev = int(match["dev"]) if match["dev"] is not None else _NO_DEV
+    return tuple(numbers), pre, post, dev
 
 
 def pinned_release(release: str) -> str | None:

@@ -42,7 +42,8 @@ before it in ``and`` / ``or``, conditional expressions, and early exits
    ``draft_worker`` is None.
 2. ``algorithm``: a predicate of the algorithm object that names some
    algorithms holds (``spec_algorithm.is_dspark()``,
-   ``carries_draft_hidden_states()``, ``algo == X.EAGLE``, ``algo in (...)``),
+   ``carries_draft_hidden_states()``, ``algo == X.EAGLE``, ``algo in (...)``,
+   ``algo.name in {"EAGLE", "EAGLE3"}``),
    directly, through a local (``x = f(); if x:``), a property, or a function
    that returns False unless one holds (``decide_needs_confidence_relay``).
    What a predicate means is read from ``SpeculativeAlgorithm`` itself (an
@@ -77,6 +78,24 @@ dict built in the function (literal, ``dict(...)``, ``d["k"] = v``,
 call does not share goes to ``conditional_keywords`` (``grammar_barrier``),
 unless the condition is "the server's algorithm is none" (dropped: that key is
 never passed to a spec worker).
+
+How a plugin's spec worker is constructed (the constructor keywords):
+
+- ``Cls(**kwargs)`` where ``Cls = self.spec_algorithm.create_worker(...)``
+  (0.5.8 on): ``kwargs``'s keys, the conditional ones after the others;
+- else, where the algorithm keeps a registry (0.5.4.post2 to 0.5.7):
+  ``self.draft_worker = self.spec_algorithm.create_draft_worker(**kwargs)``,
+  a method of the algorithm object that passes ``**kwargs`` on to the factory
+  its registry made of the registered class (``worker_cls(**kwargs)``).
+  A key added only under a positive algorithm predicate (``if
+  self.spec_algorithm.name in {"EAGLE", "EAGLE3"}:
+  kwargs["enable_overlap"] = ...``) is a built-in algorithm's: a plugin's
+  algorithm never meets it, and it is left out.
+
+Neither (no registry: up to 0.5.4.post1 the scheduler constructs its own
+classes by name): the contract has no constructor site, and the gate refuses
+to check a worker against it
+(:func:`~spec_protocols.gate._contract._terms.release_terms`).
 """
 
 from __future__ import annotations
@@ -86,8 +105,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeGuard
 
+from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._model import (
     BuiltInWorker,
     Classification,
@@ -556,8 +576,12 @@ class _Walker:
         self.calls: list[_Call] = []
         #: Which calls to record in ``calls``: ("create_worker", "") the call of
         #: a local bound to ``...create_worker(...)``; ("name", n) a call of the
-        #: enclosing function's parameter ``n``; ("class", n) a call of ``n``.
-        self.wanted_call: list[tuple[Literal["create_worker", "name", "class"], str]] = []
+        #: enclosing function's parameter ``n``; ("class", n) a call of ``n``;
+        #: ("registry", m) a call of the algorithm object's method ``m`` (one
+        #: that builds a worker from the algorithm's registry) assigned to the
+        #: scheduler's worker field, recorded in ``registry_calls``.
+        self.wanted_call: list[tuple[Literal["create_worker", "name", "class", "registry"], str]] = []
+        self.registry_calls: list[_Call] = []
         self._followed: set[tuple[int, str, str]] = set()
         self._implies: dict[int, _Fact | None] = {}
         self._dict_events: dict[int, dict[str, list[tuple[str, tuple[_Fact, ...]]]]] = {}
@@ -967,11 +991,15 @@ class _Walker:
         """``algo == X.EAGLE``, ``algo in (...)``, ``algo is None``: like a
         predicate of the algorithm object. None when ``expr`` compares something else."""
         left, right = expr.left, expr.comparators[0]
-        if not self.is_algorithm(left, scope):
+        if not self._compares_algorithm(left, scope):
             left, right = right, left
-            if not self.is_algorithm(left, scope):
+            if not self._compares_algorithm(left, scope):
                 return None
         elements = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+        if _is_algorithm_name(left) and not all(_string(e) is not None for e in elements):
+            return None  # `algo.name == other.name`: names no algorithm
+        if _is_algorithm_name(left):
+            left = left.value  # the algorithm object (a batch's or the server's)
         names: set[str] = set()
         for element in elements:
             if isinstance(element, ast.Attribute):
@@ -1024,6 +1052,13 @@ class _Walker:
             if implied is not None:
                 return (_Fact("algorithm", f"{text}, which {implied.text}", origin),)
         return ()
+
+    def _compares_algorithm(self, expr: ast.expr, scope: _Scope) -> bool:
+        """The algorithm object, or its name (``spec_algorithm.name``, compared
+        with the names of algorithms: 0.5.5's registry-backed class)."""
+        if _is_algorithm_name(expr):
+            return self.is_algorithm(expr.value, scope)
+        return self.is_algorithm(expr, scope)
 
     def is_algorithm(self, expr: ast.expr, scope: _Scope, seen: frozenset[str] = frozenset()) -> bool:
         """Whether ``expr`` is the algorithm object (``SpeculativeAlgorithm``)."""
@@ -1137,8 +1172,14 @@ class _Walker:
         events = self._dict_events.setdefault(id(scope.func), {})
         events.setdefault(name, []).append((key, facts))
 
-    def call_shape(self, call: ast.Call, scope: _Scope, facts: tuple[_Fact, ...]) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
-        """(positional count, keywords, conditional keywords) of a call."""
+    def call_shape(
+        self, call: ast.Call, scope: _Scope, facts: tuple[_Fact, ...], *, for_plugin: bool = False
+    ) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+        """(positional count, keywords, conditional keywords) of a call.
+
+        ``for_plugin``: the call as a plugin's algorithm meets it, where no
+        positive algorithm predicate holds: a ``**kwargs`` key added only under
+        one is not passed."""
         keywords: list[str] = []
         conditional: list[str] = []
         own = {f.origin for f in facts}
@@ -1153,6 +1194,8 @@ class _Walker:
                 extra = [f for f in key_facts if f.origin not in own]
                 if any(f.kind == "nonspec" for f in extra):
                     continue  # only passed when the server does not speculate
+                if for_plugin and any(f.kind == "algorithm" for f in extra):
+                    continue  # only passed to a built-in algorithm's worker
                 target = keywords if all(f.kind == "neutral" for f in extra) else conditional
                 target.append(key)
         keywords = list(dict.fromkeys(keywords))
@@ -1173,6 +1216,9 @@ class _Walker:
 
     def _maybe_record_call(self, call: ast.Call, scope: _Scope, facts: tuple[_Fact, ...]) -> None:
         func = call.func
+        if isinstance(func, ast.Attribute):
+            self._maybe_record_registry_call(call, func, scope, facts)
+            return
         if not isinstance(func, ast.Name):
             return
         wanted = False
@@ -1185,12 +1231,38 @@ class _Walker:
                     isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "create_worker"
                     for v in bound
                 )
-            else:  # "class"
+            elif kind == "class":
                 wanted = wanted or func.id == name
         if not wanted:
             return
         positional, keywords, conditional = self.call_shape(call, scope, facts)
         self.calls.append(_Call(call, scope, facts, positional, keywords, conditional, _bound_name(scope, call)))
+
+    def _maybe_record_registry_call(
+        self, call: ast.Call, func: ast.Attribute, scope: _Scope, facts: tuple[_Fact, ...]
+    ) -> None:
+        """``self.draft_worker = self.spec_algorithm.create_draft_worker(**kwargs)``:
+        a registry method (see :func:`_registry_methods`) of the algorithm object
+        whose result becomes the scheduler's spec worker. Its keywords are those
+        a plugin's worker is constructed with: a key the dict gets only under a
+        positive algorithm predicate (``if self.spec_algorithm.name in
+        {"EAGLE", "EAGLE3"}:``) is a built-in algorithm's, never a plugin's."""
+        methods = {name for kind, name in self.wanted_call if kind == "registry"}
+        if func.attr not in methods or not self.is_algorithm(func.value, scope):
+            return
+        if not self._assigned_to_worker_field(call, scope):
+            return
+        positional, keywords, conditional = self.call_shape(call, scope, facts, for_plugin=True)
+        self.registry_calls.append(_Call(call, scope, facts, positional, keywords, conditional))
+
+    def _assigned_to_worker_field(self, call: ast.Call, scope: _Scope) -> bool:
+        """Whether ``call``'s result is assigned to the scheduler's spec worker (``self.draft_worker = call``)."""
+        if scope.func is None:
+            return False
+        for node in _own_nodes(scope.func):
+            if isinstance(node, ast.Assign) and node.value is call:
+                return any(isinstance(t, ast.Attribute) and self.receiver(t, scope) == SPEC for t in node.targets)
+        return False
 
     # ---------------------------------------------------------------- following the worker
 
@@ -1326,6 +1398,11 @@ class _Walker:
         for attr, receiver in fresh.items():
             self._followed.add((id(cls), attr, receiver))
         self.walk_class(module, cls, _Roots(self_attrs=fresh, scheduler_self=False), facts)
+
+
+def _is_algorithm_name(expr: ast.expr) -> TypeGuard[ast.Attribute]:
+    """``<something>.name``: an algorithm's name when ``<something>`` is the algorithm object."""
+    return isinstance(expr, ast.Attribute) and expr.attr == "name"
 
 
 def _bound_name(scope: _Scope, call: ast.Call) -> str | None:
@@ -1617,6 +1694,70 @@ def _constructor(walker: _Walker) -> tuple[tuple[str, ...], Site | None]:
     return (), None
 
 
+def _registry_constructor(walker: _Walker) -> tuple[tuple[str, ...], Site | None]:
+    """The keywords of ``self.draft_worker = self.spec_algorithm.<m>(**kwargs)``,
+    where ``<m>`` builds the worker from the algorithm's registry
+    (0.5.4.post2 to 0.5.7: ``create_draft_worker``, see
+    :func:`_registry_methods`), as a
+    plugin's worker is constructed with them: ``kwargs``'s keys, less those
+    added only under a positive algorithm predicate (``enable_overlap``, for
+    ``EAGLE`` / ``EAGLE3`` alone); keys added under another condition follow
+    the others, as in :func:`_constructor`."""
+    for call in walker.registry_calls:
+        keywords = call.keywords + call.conditional_keywords
+        return keywords, Site(call.scope.module.rel, call.scope.qualname, call.node.lineno)
+    return (), None
+
+
+def _registry_methods(tree: _Tree) -> tuple[str, ...]:
+    """The methods of the algorithm object that construct a worker registered
+    with the algorithm, passing on the keywords they are given.
+
+    Such a release (0.5.4.post2 to 0.5.7) keeps a factory per algorithm:
+    ``create_draft_worker(self, **factory_kwargs)`` calls it with
+    ``**factory_kwargs``, and a registered class is made that factory by a
+    function of the same module that wraps it, ``_factory(_, **kwargs): return
+    worker_cls(**kwargs)`` (``register_speculative_algorithm(name,
+    worker_cls)``). A method counts only when both are there: then what the
+    scheduler passes the method is what a plugin's class is constructed with.
+    """
+    found = _find_class(tree, "spec_info.py", "SpeculativeAlgorithm")
+    if found is None:
+        return ()
+    module, cls = found
+    if not any(_wraps_a_class(func) for func in _functions(module.tree.body)):
+        return ()
+    return tuple(f.name for f in _functions(cls.body) if f.args.kwarg is not None and _forwards_keywords(f, f.args.kwarg.arg))
+
+
+def _forwards_keywords(func: FunctionNode, kwargs: str) -> bool:
+    """Whether ``func`` passes its ``**kwargs`` on, whole, to a call."""
+    return any(
+        isinstance(node, ast.Call)
+        and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs for k in node.keywords)
+        for node in _own_nodes(func)
+    )
+
+
+def _wraps_a_class(func: FunctionNode) -> bool:
+    """Whether ``func`` (a module-level function) makes a factory of a class it
+    is given: a nested function that calls that parameter with its own ``**kwargs``."""
+    given = set(_parameters(func))
+    for inner in _own_nodes(func):
+        if not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) or inner.args.kwarg is None:
+            continue
+        kwargs = inner.args.kwarg.arg
+        for node in _own_nodes(inner):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in given
+                and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs for k in node.keywords)
+            ):
+                return True
+    return False
+
+
 def _draft_factory(tree: _Tree) -> tuple[tuple[str, ...] | None, Site | None, tuple[Use, ...]]:
     """``build_draft_tp_worker``: the keywords it passes ``draft_worker_cls``
     (None without that parameter), where, and what it does with what it built."""
@@ -1751,13 +1892,19 @@ def extract_contract(source: SglangSource) -> Contract:
     walker = _Walker(tree)
     walker.wanted_call.append(("create_worker", ""))
     walker.tokens.add("create_worker")
+    for method in _registry_methods(tree):
+        walker.wanted_call.append(("registry", method))
+        walker.tokens.add(method)
     _walk_scheduler_side(tree, walker)
     spec_worker = _finish(walker.raw)
     if not spec_worker:
         raise GateError(
-            f"found no use of the spec worker in {tree.srt}/managers: not an sglang release with speculative workers?"
+            f"found no use of the spec worker in {tree.srt}/managers: not an sglang release with speculative "
+            f"workers? supported: {OLDEST} to {NEWEST}, the oldest release the gate can read: {OLDEST_READABLE}"
         )
     constructor_keywords, constructor_site = _constructor(walker)
+    if constructor_site is None:
+        constructor_keywords, constructor_site = _registry_constructor(walker)
     factory_keywords, factory_site, built = _draft_factory(tree)
     return Contract(
         release=source.release,
