@@ -1,4 +1,4 @@
-"""The test suite cannot hide breakage: two rules, checked on the test sources with ``ast``.
+"""The test suite cannot hide breakage: three rules, checked on the test sources with ``ast``.
 
 1. **No skip on an ImportError of this project's own modules.** ``sglang`` and
    ``torch`` may be missing on a machine (the skip then names what is
@@ -59,6 +59,13 @@
    The marker counts on the test (``@pytest.mark.checkers``), its class, or
    the module (``pytestmark``).
 
+3. **Every test module of the installed tier (``tests/installed/``) carries
+   the ``installed``, ``slow`` and ``checkers`` markers** in its module-level
+   ``pytestmark``. The tier builds wheels and venvs and runs the gate through
+   ``tests/installed/_userland.py``'s ``run`` (which rule 2 cannot see), for
+   minutes: ``-m "not slow"`` (``.ci/run``'s 3.12 and 3.13 legs) and
+   ``-m "not checkers"`` must leave it out, and ``-m installed`` pick it.
+
 **Limits** (what this cannot see; it errs towards silence, never towards a
 false alarm on the current suite, which ``test_current_suite_*`` pin):
 
@@ -75,7 +82,9 @@ false alarm on the current suite, which ``test_current_suite_*`` pin):
 * only the source of ``tests/*.py`` and of ``test_*.py`` / ``conftest.py``
   in folders below it is read (``tests/shapes/`` and ``tests/fixtures/`` hold
   data, not tests, and intentionally contain ``try``/``except ImportError``
-  shapes).
+  shapes; ``tests/installed/plugins/`` holds the installed tier's plugins,
+  and ``tests/installed/_userland.py`` its helpers, whose commands rule 3
+  covers).
 
 The rules are checked dynamically too when needed: run the fast suite with a
 ``subprocess.Popen`` wrapper that logs argv per test (how this file was
@@ -553,6 +562,44 @@ def test_current_suite_never_skips_on_an_own_import_error() -> None:
 def test_current_suite_marks_every_checker_test() -> None:
     sources = {k: v for k, v in _suite().items() if not k.endswith("conftest.py")}
     assert unmarked_checker_tests(sources, _conftest()) == []
+
+
+INSTALLED_TIER_MARKS = ("installed", "slow", "checkers")
+
+
+def unmarked_installed_modules(sources: dict[str, str]) -> list[str]:
+    """Rule 3: ``module: pytestmark lacks MARK`` for each installed-tier test module without every tier marker."""
+    problems: list[str] = []
+    for name, text in sources.items():
+        marks: set[str] = set()
+        for stmt in ast.parse(text, filename=name).body:
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets):
+                values = stmt.value.elts if isinstance(stmt.value, ast.List | ast.Tuple) else [stmt.value]
+                marks |= {mark for mark in INSTALLED_TIER_MARKS for value in values if _is_mark(value, mark)}
+        problems += [f"{name}: pytestmark lacks {mark}" for mark in INSTALLED_TIER_MARKS if mark not in marks]
+    return sorted(problems)
+
+
+def test_current_installed_tier_is_marked() -> None:
+    tier = {k: v for k, v in _suite().items() if k.startswith("tests/installed/") and Path(k).name.startswith("test_")}
+    assert tier, "no test module in tests/installed/"
+    assert unmarked_installed_modules(tier) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "missing"),
+    [
+        ("import pytest\npytestmark = [pytest.mark.installed, pytest.mark.slow, pytest.mark.checkers]\n", []),
+        ("from pytest import mark\npytestmark = (mark.installed, mark.slow, mark.checkers)\n", []),
+        ("import pytest\npytestmark = [pytest.mark.installed, pytest.mark.checkers]\n", ["slow"]),
+        ("import pytest\npytestmark = pytest.mark.slow\n", ["installed", "checkers"]),
+        ("import pytest\n@pytest.mark.installed\n@pytest.mark.slow\n@pytest.mark.checkers\ndef test_x(): pass\n",
+         ["installed", "slow", "checkers"]),
+    ],
+    ids=["list", "tuple-from-import", "no-slow", "one-mark", "test-marks-only"],
+)
+def test_installed_tier_marks_are_read_from_pytestmark(source: str, missing: list[str]) -> None:
+    assert unmarked_installed_modules({"t.py": source}) == sorted(f"t.py: pytestmark lacks {m}" for m in missing)
 
 
 def test_current_suite_heuristic_is_not_vacuous() -> None:
