@@ -10,6 +10,10 @@ Fast, on small synthetic trees and a simulated pip:
   (``worker_cls(**kwargs)``). The constructor keywords are the dict's keys,
   less a key added only under a positive algorithm predicate (a built-in
   algorithm's name: a plugin's algorithm never meets it).
+* **Refusals, each one line**: a contract with no constructor (no registry,
+  as up to 0.5.4.post1) has no terms; a release number below the floor is
+  refused before anything is fetched; one the index does not have is refused
+  with the newest it has, and nothing is downloaded.
 * :func:`~spec_protocols._releases.version_order`, which those decisions use.
 
 The real releases are tests/test_gate_outside_range.py (slow).
@@ -18,13 +22,18 @@ The real releases are tests/test_gate_outside_range.py (slow).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from spec_protocols._releases import version_order
+from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, version_order
+from spec_protocols.gate import _cli as cli
 from spec_protocols.gate._contract import Contract, extract_contract, source_at
+from spec_protocols.gate._contract import _source
+from spec_protocols.gate._contract._source import fetch_release, resolve_sglang
 from spec_protocols.gate._contract._terms import release_terms
+from spec_protocols.gate._model import GateError
 
 #: A registry-backed algorithm class, as 0.5.5's spec_info.py writes it (trimmed).
 REGISTRY_SPEC_INFO = """\
@@ -204,6 +213,128 @@ def test_create_worker_comes_first(tmp_path: Path) -> None:
     contract = contract_of(tmp_path, scheduler, spec_info)
     assert contract.constructor_keywords == ("server_args", "ps")
     assert contract.constructor_site is not None and contract.constructor_site.function == "Scheduler.maybe_init_draft_worker"
+
+
+# -- refusals ------------------------------------------------------------------------------------
+
+
+def test_a_release_that_builds_its_workers_by_name_has_no_terms(tmp_path: Path) -> None:
+    contract = contract_of(tmp_path, BY_NAME_SCHEDULER)
+    assert contract.constructor_site is None
+    with pytest.raises(GateError) as raised:
+        release_terms(contract)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "found no call that constructs a plugin's spec worker" in message
+    assert f"supported: {OLDEST} to {NEWEST}" in message and f"the oldest release the gate can read: {OLDEST_READABLE}" in message
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_on_such_a_tree_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tree = write_release(tmp_path / "release", BY_NAME_SCHEDULER, version="0.5.4")
+    code, out, err = run(capsys, "check", "spec_protocols.reference", "--sglang", str(tree), "--checker", "mypy", "--no-cache")
+    assert code == 2 and out == ""
+    assert err.startswith("spec-protocols: error: sglang 0.5.4 (") and err.count("\n") == 1, err
+    assert f"supported: {OLDEST} to {NEWEST}" in err
+
+
+def no_pip(arguments: Sequence[str]) -> tuple[int, str]:
+    raise AssertionError(f"pip was run: {list(arguments)}")
+
+
+@pytest.mark.parametrize("release", ["0.4.0", "0.5.4", "0.5.4.post1", "0.5.3rc2", "0.1.3"])
+def test_a_release_below_the_floor_is_refused_before_anything_is_fetched(
+    release: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_source, "run_pip", no_pip)
+    with pytest.raises(GateError) as raised:
+        resolve_sglang(release)
+    message = str(raised.value)
+    assert message.startswith(f"sglang {release} is older than any release the gate can read") and "\n" not in message
+    assert f"supported: {OLDEST} to {NEWEST}" in message and OLDEST_READABLE in message
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_floor_itself_is_fetched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(release: str, cache_dir: Path | None = None) -> object:
+        asked.append(release)
+        return None
+
+    monkeypatch.setattr(_source, "fetch_release", fetch)
+    resolve_sglang(OLDEST_READABLE)
+    resolve_sglang("0.5.5")
+    assert asked == [OLDEST_READABLE, "0.5.5"]
+
+
+def test_the_cli_refuses_below_the_floor_for_both_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_source, "run_pip", no_pip)
+    code, out, err = run(capsys, "check", "spec_protocols.reference", "--sglang", "0.4.0", "--checker", "mypy")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("spec-protocols: error: sglang 0.4.0 is older than any release the gate can read")
+    code, out, err = run(capsys, "contract", "--sglang", "0.4.0")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("spec-protocols: error: sglang 0.4.0 is older than any release the gate can read")
+
+
+LISTED = "0.5.3rc0, 0.5.4, 0.5.10rc0, 0.5.10, 0.5.22, 0.5.23"
+
+
+def test_a_release_the_index_does_not_have_is_named_with_the_newest_it_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[str]] = []
+
+    def index(arguments: Sequence[str]) -> tuple[int, str]:
+        calls.append(list(arguments))
+        return 1, (
+            f"ERROR: Could not find a version that satisfies the requirement sglang==9.9.9 (from versions: {LISTED})\n"
+            "ERROR: No matching distribution found for sglang==9.9.9\n"
+        )
+
+    monkeypatch.setattr(_source, "run_pip", index)
+    with pytest.raises(GateError) as raised:
+        fetch_release("9.9.9", tmp_path / "cache")
+    assert str(raised.value) == (
+        f"cannot fetch sglang 9.9.9: not on the package index (the newest there: 0.5.23); supported: {OLDEST} to {NEWEST}"
+    )
+    assert all(c[0] == "download" for c in calls) and len(calls) == 2
+    assert not list((tmp_path / "cache" / "sglang" / "wheels").glob("*.whl"))
+
+
+def test_a_release_the_index_lists_but_pip_could_not_fetch_keeps_pips_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def listed_but_failed(arguments: Sequence[str]) -> tuple[int, str]:
+        return 1, f"ERROR: Could not find a version that satisfies the requirement sglang==0.5.22 (from versions: {LISTED})\nERROR: boom\n"
+
+    monkeypatch.setattr(_source, "run_pip", listed_but_failed)
+    with pytest.raises(GateError) as raised:
+        fetch_release("0.5.22", tmp_path / "cache")
+    assert str(raised.value) == "cannot fetch sglang 0.5.22: boom"
+
+
+def test_a_version_listed_only_by_the_cp311_try_is_on_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain try lists what the running interpreter can install; the cp311 try the rest."""
+
+    def pip(arguments: Sequence[str]) -> tuple[int, str]:
+        versions = "0.5.4, 0.5.10" if "--abi" not in arguments else "0.5.4, 0.5.10, 0.5.23"
+        return 1, f"ERROR: Could not find a version that satisfies the requirement sglang==0.5.23 (from versions: {versions})\nERROR: network went away\n"
+
+    monkeypatch.setattr(_source, "run_pip", pip)
+    with pytest.raises(GateError) as raised:
+        fetch_release("0.5.23", tmp_path / "cache")
+    assert str(raised.value) == "cannot fetch sglang 0.5.23: network went away"
 
 
 # -- version_order -------------------------------------------------------------------------------

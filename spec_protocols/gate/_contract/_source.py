@@ -30,6 +30,13 @@ Decisions:
 - **A release string is validated before pip sees it**: ``0.5.2x`` or
   ``../x`` are refused at once (they would otherwise become a requirement
   specifier or a path inside the cache).
+- **Decided before downloading.** A release older than
+  :data:`~spec_protocols._releases.OLDEST_READABLE` (``--sglang 0.4.0``) is
+  refused by :func:`resolve_sglang` without touching the network: sglang
+  builds no plugin's worker there. One the index does not have (``9.9.9``)
+  is refused from pip's own answer, which lists the versions the index has:
+  the newest of them and the supported range are named, and no wheel is
+  downloaded.
 - Every failure is a :class:`~spec_protocols.gate._model.GateError` of one
   line (the CLI prints it and exits 2).
 """
@@ -50,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, version_order
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import cache_dir as gate_cache_dir
 from spec_protocols.gate._module_paths import find_module_file, search_path
@@ -303,6 +311,33 @@ def _pip_reason(output: str) -> str:
     return lines[-1] if lines else "pip failed"
 
 
+#: What pip says when no version matches: ``Could not find a version that
+#: satisfies the requirement sglang==9.9.9 (from versions: 0.1.3, ..., 0.5.23)``.
+_FROM_VERSIONS = re.compile(r"\(from versions: ([^)]*)\)")
+
+
+def _listed_versions(output: str) -> list[str]:
+    """The versions on the index that a failed ``pip download`` lists (none when
+    it lists none, or pip could not reach the index)."""
+    found: list[str] = []
+    for listed in _FROM_VERSIONS.findall(output):
+        found += [v.strip() for v in listed.split(",") if is_release(v.strip())]
+    return found
+
+
+def _not_on_the_index(release: str, listed: Sequence[str]) -> str | None:
+    """Why ``release`` cannot be fetched when the index lists ``listed`` and not
+    it: the newest release there and the supported range. None when the index
+    listed nothing (offline, or no sglang there) or does list it."""
+    if not listed:
+        return None
+    wanted = version_order(release)
+    if any(version_order(v) == wanted for v in listed):
+        return None
+    newest = max(listed, key=version_order)
+    return f"not on the package index (the newest there: {newest}); supported: {OLDEST} to {NEWEST}"
+
+
 def _downloaded(wheels: Path, release: str) -> Path | None:
     found = sorted(wheels.glob(f"sglang-{release}-*.whl"))
     return found[0] if found else None
@@ -317,6 +352,11 @@ def fetch_release(release: str, cache_dir: Path | None = None) -> SglangSource:
     ``<cache>/sglang/<release>/``. A complete tree (or a downloaded wheel) is
     reused without touching the network. ``cache_dir`` defaults to the gate's
     cache (``$SPEC_PROTOCOLS_CACHE_DIR``, ...).
+
+    A release the index does not have is said so, with the newest it has:
+    pip's own answer lists the versions there (``from versions: ...``), and
+    nothing is downloaded for a version that is not among them. Both tries
+    are asked (the plain one filters by the running interpreter's tags).
     """
     if not is_release(release):
         raise GateError(f"cannot fetch sglang {release!r}: not a release version (expected e.g. 0.5.23)")
@@ -331,14 +371,17 @@ def fetch_release(release: str, cache_dir: Path | None = None) -> SglangSource:
         base = ["download", "--no-deps", "--progress-bar", "off", "--dest", str(wheels), f"sglang=={release}"]
         status, output = run_pip(base)
         wheel = _downloaded(wheels, release)
+        listed = _listed_versions(output)
         if wheel is None:
             # No wheel for this interpreter (or none at all): ask for the cp311
             # manylinux wheel explicitly; only its .py files are read.
             status, retried = run_pip([*base, *_CP311_FLAGS])
+            listed += _listed_versions(retried)
             output = retried if status else output
             wheel = _downloaded(wheels, release)
         if wheel is None:
-            raise GateError(f"cannot fetch sglang {release}: {_pip_reason(output)}")
+            reason = _not_on_the_index(release, listed) or _pip_reason(output)
+            raise GateError(f"cannot fetch sglang {release}: {reason}")
     _unpack(wheel, tree)
     return SglangSource(root=tree, release=release, origin="fetched")
 
@@ -346,11 +389,22 @@ def fetch_release(release: str, cache_dir: Path | None = None) -> SglangSource:
 def resolve_sglang(given: str | None) -> SglangSource | None:
     """The source a ``--sglang`` value names: ``None`` is the installed sglang
     (``None`` again when there is none), an existing path is read in place,
-    and a release version is fetched into the cache."""
+    and a release version is fetched into the cache.
+
+    A release older than :data:`~spec_protocols._releases.OLDEST_READABLE`
+    is refused before anything is fetched: sglang builds only its own
+    speculative workers there, so the gate has nothing to check a plugin's
+    worker against."""
     if given is None:
         return installed_source()
     if Path(given).expanduser().exists():
         return source_at(given)
     if is_release(given):
+        if version_order(given) < version_order(OLDEST_READABLE):
+            raise GateError(
+                f"sglang {given} is older than any release the gate can read (before {OLDEST_READABLE}, sglang "
+                f"constructs only its own speculative workers, by name: no plugin's worker is ever one); "
+                f"supported: {OLDEST} to {NEWEST}, the oldest release the gate can read: {OLDEST_READABLE}"
+            )
         return fetch_release(given)
     raise GateError(f"--sglang {given}: neither an existing path nor a release version (e.g. 0.5.23)")

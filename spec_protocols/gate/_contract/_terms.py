@@ -34,6 +34,13 @@ the harness and the runtime checker work from:
   it takes its own algorithm's branch (DFlash and DSpark read
   ``draft_worker.model_runner``), which the gate does not evaluate.
 
+A release whose construction of a plugin's spec worker the contract does not
+hold (no constructor site: a release before the algorithm registry, or a tree
+whose scheduler builds its workers some other way) has no terms: a worker
+checked against it would be judged on members alone, with a constructor call
+that sglang never makes. :func:`release_terms` refuses it, in one line that
+names the supported range and the oldest release the gate reads.
+
 The pin is the supported release the protocols' release branches are
 evaluated for (:mod:`spec_protocols._releases`): the release itself, its
 supported base for a pre- or post-release, ``None`` (the newest) outside the
@@ -47,9 +54,10 @@ from dataclasses import dataclass, field
 
 from spec_protocols._members import protocol_definitions
 from spec_protocols._protocols import PROTOCOL_NAMES
-from spec_protocols._releases import NEWEST, OLDEST, pinned_release, release_key
+from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded
 from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site
+from spec_protocols.gate._model import GateError
 
 __all__ = ["DraftNeed", "ReleaseTerms", "kept_default_needs", "nominal_hooks", "release_terms"]
 
@@ -157,6 +165,13 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
             ),
         )
     release = contract.release
+    if contract.constructor_site is None:
+        raise GateError(
+            f"sglang {release} ({contract.source}): found no call that constructs a plugin's spec worker in its "
+            "scheduler (SpeculativeAlgorithm.create_worker, or an algorithm registry's factory), so no worker can "
+            f"be checked against it; supported: {OLDEST} to {NEWEST}, the oldest release the gate can read: "
+            f"{OLDEST_READABLE}"
+        )
     pin = pinned_release(release)
     required = {
         "SpecWorker": {m for m in contract.required_members() if excluded(m, release) is None},
