@@ -64,19 +64,62 @@ def _resolve_protocol(protocol: object) -> object:
 
 
 def assert_conforms(cls_or_obj: object, protocol: object) -> None:
-    """Assert that ``cls_or_obj`` (a class or an instance) conforms to ``protocol``.
+    """Assert that ``cls_or_obj`` conforms to ``protocol``, at runtime.
 
+    ``cls_or_obj`` is a class, an instance, or a ``"module:Class"`` string;
     ``protocol`` is a protocol class or the name of one of spec_protocols'
     protocols. On failure the ``AssertionError`` lists every problem, one per
     line (member, kind, message), as :meth:`ConformanceResult.format` writes
     them. Available as a fixture of the same name in every test.
+
+    What it needs: the class, imported. A worker built on sglang's base
+    classes (``BaseSpecWorker``, ``TpModelWorker``) imports sglang's runtime
+    stack (torch and the packages of ``requirements/sglang-cpu.txt``; no
+    GPU). Given as ``"module:Class"``, the import happens here, and a module
+    that cannot be imported fails the test in one line that says so; a class
+    imported at the top of a test module fails that module's collection
+    instead. Where the runtime stack is absent (a static-only CI), check with
+    the gate instead: ``pytest --spec-protocols-gate TARGET --spec-protocols-sglang RELEASE``
+    (or ``spec-protocols check TARGET --sglang RELEASE``) reads the source
+    and imports nothing.
     """
     __tracebackhide__ = True
     from spec_protocols import verify_conformance
 
-    result = verify_conformance(cls_or_obj, _resolve_protocol(protocol))
+    target = _import_target(cls_or_obj) if isinstance(cls_or_obj, str) else cls_or_obj
+    result = verify_conformance(target, _resolve_protocol(protocol))
     if not result.ok:
         raise AssertionError(result.format())
+
+
+def _import_target(spec: str) -> object:
+    """The class ``"module:Class"`` names, or a one-line test failure saying why it cannot be had."""
+    __tracebackhide__ = True
+    import importlib
+
+    module_name, _, class_name = spec.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"expected 'module:Class', got {spec!r}")
+    failure: str | None = None
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # the plugin's own import: any exception is its failure
+        failure = (
+            f"assert_conforms({spec!r}): cannot import {module_name}: {type(error).__name__}: {error}. A worker on "
+            "sglang's base classes needs sglang's runtime stack (torch and requirements/sglang-cpu.txt, no GPU); "
+            "without it use the gate, which imports nothing: --spec-protocols-gate TARGET --spec-protocols-sglang RELEASE"
+        )
+    # Failed outside the except block, so that the report is this one line,
+    # not the plugin's traceback chained to it.
+    if failure is not None:
+        pytest.fail(failure, pytrace=False)
+    found = getattr(module, class_name, _MISSING)
+    if found is _MISSING:
+        pytest.fail(f"assert_conforms({spec!r}): {module_name} has no {class_name!r}", pytrace=False)
+    return found
+
+
+_MISSING = object()
 
 
 @pytest.fixture(name="assert_conforms")

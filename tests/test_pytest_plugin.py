@@ -74,6 +74,45 @@ def test_assert_conforms_fixture_and_protocol_class(pytester: pytest.Pytester) -
     result.stdout.fnmatch_lines(["*test_broken*", "*does not conform to SpecWorker*"])
 
 
+def test_assert_conforms_imports_a_module_class_string(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(plugin_mod=_BROKEN)
+    pytester.makepyfile(
+        test_it="""
+    def test_good(assert_conforms):
+        assert_conforms("plugin_mod:Good", "SpecWorker")
+
+    def test_broken(assert_conforms):
+        assert_conforms("plugin_mod:Broken", "SpecWorker")
+    """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*plugin_mod.Broken does not conform to SpecWorker*"])
+
+
+def test_assert_conforms_without_the_runtime_stack_fails_in_one_line(pytester: pytest.Pytester) -> None:
+    # What a static-only environment meets: the worker's module imports sglang,
+    # whose import chain needs numpy.
+    pytester.makepyfile(needs_numpy_plugin="import numpy_that_is_not_installed\n\nclass Worker: ...\n")
+    pytester.makepyfile(
+        test_it="""
+    def test_worker(assert_conforms):
+        assert_conforms("needs_numpy_plugin:Worker", "SpecWorker")
+    """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    body = output.split("= FAILURES =", 1)[1].split("short test summary info", 1)[0]
+    (message,) = [line for line in body.splitlines() if line.startswith("assert_conforms(")]
+    assert (
+        "cannot import needs_numpy_plugin: ModuleNotFoundError: No module named 'numpy_that_is_not_installed'" in message
+    )
+    assert "--spec-protocols-gate" in message
+    # The one line, and nothing of the plugin's traceback.
+    assert "During handling" not in body and "import numpy_that_is_not_installed" not in body, body
+
+
 def test_assert_conforms_rejects_an_unknown_protocol_name() -> None:
     with pytest.raises(ValueError, match="unknown protocol 'Worker'; choose from SpecWorker"):
         pytest_plugin.assert_conforms(object, "Worker")
