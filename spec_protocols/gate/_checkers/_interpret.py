@@ -362,7 +362,7 @@ def _judge_class(
                 if not diags:
                     # The members the class defines were checked; only what
                     # its kept defaults need of the draft worker could not be.
-                    note = _join(note, _needs_blind(checker))
+                    note = _join(note, _needs_blind(checker, tag.need))
                 continue
             for diag in diags:
                 if tag.kind is LineKind.MEMBER:
@@ -443,10 +443,18 @@ def _need_message(tag: LineTag, message: str) -> str:
     return f"{tag.need}: {message}"
 
 
-def _needs_blind(checker: str) -> str:
+def _needs_blind(checker: str, source: str | None) -> str:
+    """Why ``checker`` could not check the draft worker's side of the kept
+    defaults, and what to annotate so that it can."""
+    if source == "draft_worker":
+        where = "the class's draft_worker property has no return type it can read"
+        fix = "annotate it (-> YourDraftWorker | None; -> None for a worker with no draft model)"
+    else:
+        where = "self._draft_worker is untyped where the class sets it"
+        fix = "annotate it where it is set (self._draft_worker: YourDraftWorker | None = ...)"
     return (
-        f"{checker} sees this class's draft worker as Any: what the BaseSpecWorker defaults it keeps use of the "
-        f"draft worker (e.g. draft_runners) is not checked by {checker}"
+        f"{checker} sees this class's draft worker as Any ({where}), so what the BaseSpecWorker defaults it keeps "
+        f"use of the draft worker (e.g. draft_runners) is not checked by {checker}: {fix}"
     )
 
 

@@ -544,7 +544,7 @@ def _emit_needs(
     source = "draft_worker" if "draft_worker" in cls.overrides else "_draft_worker"
     how = f"self.{source}" + ("" if source == "draft_worker" else " (set it in __init__; None when there is none)")
     emit(f"    _dw = w.{source}", tag(LineKind.NEEDS, check, "draft_worker", need=how))
-    emit("    _dw_any: _Canary = _dw", tag(LineKind.NEEDS_ANY, check, "draft_worker"))
+    emit("    _dw_any: _Canary = _dw", tag(LineKind.NEEDS_ANY, check, "draft_worker", need=source))
     emit("    if _dw is not None:", tag(LineKind.NEEDS, check, "draft_worker", need=how))
     for n, need in enumerate(needs):
         _check_identifier(need.member, "member name")
