@@ -122,7 +122,7 @@ def test_include_timings_false_drops_all_timing(fmt: str) -> None:
 
 def test_json_shape_and_order() -> None:
     doc = json.loads(render_json(REPORT))
-    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "sglang", "notes", "timings"]
+    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "sglang", "targets", "notes", "timings"]
     assert doc["version"] == 1
     assert doc["checkers"] == ["runtime", "mypy", "pyright"]
     assert doc["summary"] == {"total": 3, "pass": 1, "fail": 1, "unverified": 1, "baselined": 0}
@@ -168,7 +168,7 @@ def test_json_problems_sorted_by_checker_member_line_message() -> None:
 def test_json_without_timings_has_no_timings_key() -> None:
     doc = json.loads(render_json(REPORT, include_timings=False))
     assert "timings" not in doc
-    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "sglang", "notes"]
+    assert list(doc) == ["version", "results", "summary", "checkers", "checker_versions", "sglang", "targets", "notes"]
 
 
 # -- text -------------------------------------------------------------------
@@ -368,3 +368,22 @@ def test_text_says_why_a_passing_check_was_skipped_by_a_checker() -> None:
     text = render(GateReport((result,), ("runtime", "mypy", "pyright"), {}), "text", include_timings=False)
     assert "runtime: skipped: cannot import pkg.uno" in text
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_text_names_its_targets_and_the_sglang_checked_whole() -> None:
+    """A CI log must say what was checked and against which sglang, in full:
+    before issue 18 the report named no target and cut a long sglang path to fit 80 columns."""
+    from spec_protocols.gate._model import SglangChecked
+
+    deep = "/a/very/long/cache/folder/that/goes/on/" + "and-on/" * 12 + "sglang/0.5.23"
+    report = GateReport(
+        (Result(Check("m.C", "SpecWorker"), Verdict.PASS, {"mypy": Verdict.PASS}, ()),),
+        ("mypy",),
+        {},
+        sglang=SglangChecked("0.5.23", "fetched", deep, "0.5.23"),
+        targets=("my_plugin", "other/plugin.py"),
+    )
+    text = render_text(report)
+    assert "checked: my_plugin other/plugin.py\n" in text
+    assert f"against sglang 0.5.23 (fetched: {deep})\n" in text
+    assert json.loads(render_json(report))["targets"] == ["my_plugin", "other/plugin.py"]

@@ -344,6 +344,8 @@ class GateReport:
     checker_versions: Mapping[str, str] = field(default_factory=dict[str, str])
     #: The sglang release whose contract the run checked; None: no sglang found.
     sglang: SglangChecked | None = None
+    #: What the run checked, as given (or the embedded default it chose).
+    targets: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

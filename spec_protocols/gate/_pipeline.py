@@ -121,7 +121,7 @@ def run_gate(
     if source is not None and missing is None and sglang is None and not _is_installed(source):
         notes.append(
             f"no sglang installed and no --sglang: checked against the newest supported release, sglang "
-            f"{source.release}, read from its source ({source.root}); name another with --sglang"
+            f"{source.release}, read from its source; name another with --sglang"
         )
     # Not importable: a release or tree given with --sglang that the import
     # system would not load. The runtime checker cannot judge it.
@@ -151,7 +151,8 @@ def run_gate(
     # The embedded default is the installed sglang's workers, or --sglang's:
     # not those of a release fetched only because none is installed.
     default_roots = extra_roots if sglang is not None else []
-    groups = _groups([resolve_target(t, extra_roots) for t in (targets or _default_targets(default_roots))])
+    checked_targets = list(targets) or _default_targets(default_roots)
+    groups = _groups([resolve_target(t, extra_roots) for t in checked_targets])
     results: list[Result] = []
     runtime_outcomes: list[CheckerOutcome] = []
     seen: dict[str, Path] = {}
@@ -197,6 +198,7 @@ def run_gate(
         tuple(dict.fromkeys(notes)),
         versions,
         checked,
+        tuple(checked_targets),
     )
     if baseline is not None:
         from spec_protocols.gate._baseline import apply_baseline, load_baseline

@@ -4,12 +4,14 @@ The JSON report is the machine-readable contract of the gate: one object,
 
     {"version": 1, "results": [...], "summary": {...},
      "checkers": [...], "checker_versions": {...},
-     "sglang": {"release", "origin", "path", "pin"} | null, "notes": [...], "timings": {...}}
+     "sglang": {"release", "origin", "path", "pin"} | null, "targets": [...],
+     "notes": [...], "timings": {...}}
 
 ``sglang`` is the release whose contract the run checked (its source's
 origin: ``installed``, ``path`` or ``fetched``; ``pin``: the supported
 release the protocols were pinned to, null outside the supported range);
-null when no sglang was found.
+null when no sglang was found. ``targets`` are what the run checked, as
+given (or the embedded default it chose).
 
 Each result carries its own ``notes`` (why a checker skipped, that the class
 is an abstract base); the top-level ``notes`` are the run's (files discovery
@@ -90,6 +92,7 @@ def render_json(report: GateReport, *, include_timings: bool = True) -> str:
         "checkers": ordered_checkers(report.checkers),
         "checker_versions": {name: report.checker_versions[name] for name in ordered_checkers(report.checker_versions)},
         "sglang": _sglang_json(report),
+        "targets": list(report.targets),
         "notes": list(report.notes),
     }
     if include_timings:

@@ -136,8 +136,12 @@ def render_text(
             # reader whether to worry.
             lines.extend(_with_more(_wrapped(f"note: {notes[0]}", width), len(notes) - 1, width))
     lines.append("")
+    # Whole, never elided: which code and which sglang a verdict is about is
+    # what a reader of a CI log checks first.
+    if report.targets:
+        lines.append(f"checked: {' '.join(report.targets)}")
     if report.sglang is not None:
-        lines.append(elide(f"against {report.sglang.describe()}", width, keep="start"))
+        lines.append(f"against {report.sglang.describe()}")
     for note in report.notes:
         lines.append(f"note: {note}")
     lines.append(elide(summary_line(report, include_timings=include_timings), width, keep="start"))
