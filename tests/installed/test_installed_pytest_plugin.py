@@ -2,12 +2,12 @@
 
 A consumer's own pytest run, in a venv holding the wheel (with its checkers)
 and pytest at the dev extra's pin, from a folder outside the checkout. The
-``assert_conforms`` test file is docs/ci.md's snippet with ``MyWorker``
-imported. ``assert_conforms`` checks a class, so the class must import: with
+``assert_conforms`` test file is docs/ci.md's snippet, naming the worker as
+the snippet does (``"module:Class"``, or the class imported at the top).
+``assert_conforms`` checks a class at runtime, so the class must import: with
 no sglang, that is a structural worker (``SpecWorkerBase``, no sglang base);
 a ``BaseSpecWorker`` subclass is tried where sglang's source is installed but
-its runtime stack is not.
-"""
+its runtime stack is not, and fails in one line."""
 
 from __future__ import annotations
 
@@ -88,23 +88,26 @@ def test_assert_conforms_lists_every_problem(bare_venv: Venv, tree: Path, home: 
         assert problem in ran.stdout, f"{problem!r} is not listed\n{ran.describe()}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 item 8: assert_conforms fails in one line without sglang's runtime stack")
 def test_assert_conforms_without_sglangs_runtime_stack_fails_in_one_line(
     sglang_venv: Venv, tree: Path, home: Path, cache: Path
 ) -> None:
     # sglang's source is installed (--no-deps) but not its CPU dependency set:
     # importing a BaseSpecWorker subclass stops at sglang's first import of
-    # numpy. What the user needs is one line naming that, not a traceback
-    # through sglang's package.
+    # numpy. The test fails (exit 1, not a collection error) with one line
+    # that names the import error, not a traceback through sglang's package.
     copy_plugin(plugin_source("spec_example_plugin", tree), home)
     (home / "test_conformance.py").write_text(
         _consumer_test(tree, "spec_example_plugin.worker", "ExampleWorker"), encoding="utf-8"
     )
-    ran = _pytest(sglang_venv, home, cache, tree)
-    assert ran.returncode in (1, 2), ran.describe()
-    assert "numpy" in ran.output, ran.describe()
-    assert "Traceback" not in ran.output, ran.describe()
-    assert "site-packages/sglang/" not in ran.output, ran.describe()
+    ran = expect(_pytest(sglang_venv, home, cache, tree), 1)
+    lines = ran.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip("_ ") == "test_worker"), None)
+    end = next((i for i, line in enumerate(lines) if "short test summary info" in line), None)
+    assert start is not None and end is not None, ran.describe()
+    failure = [line for line in lines[start + 1 : end] if line.strip()]
+    assert len(failure) == 1, f"the failure is not one line\n{ran.describe()}"
+    assert "No module named 'numpy'" in failure[0], ran.describe()
+    assert "Traceback" not in ran.output and "site-packages/sglang/" not in ran.output, ran.describe()
 
 
 GATE_ARGS = ("--spec-protocols-sglang", "0.5.23", "--spec-protocols-checker", "mypy", "--spec-protocols-checker", "pyright")
