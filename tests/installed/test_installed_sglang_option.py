@@ -38,7 +38,7 @@ PORTABLE = {
 FORGETFUL = {("ForgetfulWorker", "SpecWorker"): "fail"}
 
 #: (release, plugin, exit status, verdicts, what the report must name)
-CASES = [
+CASES: list[tuple[str, str, int, dict[tuple[str, str], str], list[str]]] = [
     ("0.5.23", "spec_example_plugin", 0, EXAMPLE, []),
     ("0.5.23", "spec_portable_plugin", 0, PORTABLE, []),
     ("0.5.23", "spec_forgetful_plugin", 1, FORGETFUL, ["ForgetfulWorker has no forward_batch_generation"]),
