@@ -385,5 +385,6 @@ def test_text_names_its_targets_and_the_sglang_checked_whole() -> None:
     )
     text = render_text(report)
     assert "checked: my_plugin other/plugin.py\n" in text
-    assert f"against sglang 0.5.23 (fetched: {deep})\n" in text
+    # Wrapped at a space, never cut: the path is one word, whole.
+    assert f"against sglang 0.5.23 (fetched:\n    {deep})\n" in text
     assert json.loads(render_json(report))["targets"] == ["my_plugin", "other/plugin.py"]

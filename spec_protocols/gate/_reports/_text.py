@@ -57,6 +57,11 @@ def _wrapped(text: str, width: int) -> list[str]:
     )
 
 
+def _run_line(text: str, width: int) -> list[str]:
+    """A line about the whole run, at the margin, continued below it when long."""
+    return textwrap.wrap(text, width, subsequent_indent=_CONTINUED, break_long_words=False, break_on_hyphens=False)
+
+
 def _problem_lines(result: Result, width: int) -> list[str]:
     first = lead_problem(result.problems)
     if first is None:
@@ -136,12 +141,12 @@ def render_text(
             # reader whether to worry.
             lines.extend(_with_more(_wrapped(f"note: {notes[0]}", width), len(notes) - 1, width))
     lines.append("")
-    # Whole, never elided: which code and which sglang a verdict is about is
-    # what a reader of a CI log checks first.
+    # Whole, never elided (wrapped at spaces): which code and which sglang a
+    # verdict is about is what a reader of a CI log checks first.
     if report.targets:
-        lines.append(f"checked: {' '.join(report.targets)}")
+        lines.extend(_run_line(f"checked: {' '.join(report.targets)}", width))
     if report.sglang is not None:
-        lines.append(f"against {report.sglang.describe()}")
+        lines.extend(_run_line(f"against {report.sglang.describe()}", width))
     for note in report.notes:
         lines.append(f"note: {note}")
     lines.append(elide(summary_line(report, include_timings=include_timings), width, keep="start"))
