@@ -15,6 +15,14 @@ the harness and the runtime checker work from:
   otherwise it would fail a worker for a member the release never calls.
 * **Presence.** A release newer than this package may require a member no
   protocol defines: it is checked for presence (its signature is unknown).
+* **Signatures.** The protocols write the newest supported release's
+  signatures; a release they are not pinned to (one outside the range) calls
+  some members otherwise (0.5.5: ``forward_batch_generation(batch)``, no
+  ``on_publish=``; 0.5.12: ``on_verify_complete_cpu(counts)``, no
+  ``batch_size=``). For such a release each checked method is held to the
+  calls its own source makes (:func:`call_shapes`: the positionals it
+  passes, the keywords it passes outright, each typed as the protocol types
+  it), and the whole-protocol line is not checked.
 * **Keywords.** The constructor call and ``draft_worker_cls``'s call take
   the release's own keywords (``ps`` until 0.5.20, ``load_group`` from
   0.5.22), read from its source: constants cannot pin a keyword set (mypy
@@ -56,10 +64,10 @@ from spec_protocols._members import protocol_definitions
 from spec_protocols._protocols import PROTOCOL_NAMES
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded
-from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site
+from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site, Use
 from spec_protocols.gate._model import GateError
 
-__all__ = ["DraftNeed", "ReleaseTerms", "kept_default_needs", "nominal_hooks", "release_terms"]
+__all__ = ["CallShape", "DraftNeed", "ReleaseTerms", "call_shapes", "kept_default_needs", "nominal_hooks", "release_terms"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +82,18 @@ class DraftNeed:
     #: ``_draft_model_runners``), for messages.
     via: tuple[str, ...]
     site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    """How a release calls one member, over every call of it that the run checks."""
+
+    #: The fewest and the most positional arguments a call passes.
+    positional: tuple[int, int]
+    #: Keywords every call passes, in the order first met.
+    keywords: tuple[str, ...]
+    #: Keywords only some calls pass (or only under a condition), in the order first met.
+    optional_keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +128,11 @@ class ReleaseTerms:
     nominal_hooks: Mapping[str, str] = field(default_factory=dict[str, str])
     #: What the reader of a report should know about the release checked.
     notes: tuple[str, ...] = ()
+    #: For a release the protocols are not pinned to: protocol -> method ->
+    #: how the release calls it (:func:`call_shapes`). A method here is held
+    #: to those calls, not to the newest release's signature; empty for a
+    #: supported release, whose pinned protocols are its calls.
+    call_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
 
     def checked(self, protocol: str) -> tuple[str, ...]:
         """The members of ``protocol`` checked (every member of a protocol the contract does not narrow)."""
@@ -145,6 +170,63 @@ def nominal_hooks(contract: Contract) -> dict[str, str]:
                 hooks[use.member] = capability
                 break
     return hooks
+
+
+def _shape(uses: list[Use], release: str, member: str) -> CallShape:
+    """One call shape over ``uses`` (calls of ``member``): a keyword every call
+    passes is required, one only some calls pass is optional.
+
+    Left out, as the protocols leave them out of a supported release's
+    members: a keyword an exclusion covers (``pp_proxy_tensors``), and one a
+    call adds to its ``**kwargs`` only under a condition (``grammar_barrier``,
+    only for an algorithm that ``supports_grammar_overlap()``), which the
+    protocols model as a capability a worker may have, not a requirement."""
+    every: list[str] | None = None
+    seen: list[str] = []
+    for use in uses:
+        passed = [k for k in use.keywords if excluded(member, release, keyword=k) is None]
+        every = passed if every is None else [k for k in every if k in passed]
+        seen.extend(k for k in passed if k not in seen)
+    always = tuple(every or ())
+    counts = [use.positional for use in uses]
+    return CallShape((min(counts), max(counts)), always, tuple(k for k in seen if k not in always))
+
+
+def call_shapes(contract: Contract, members: Mapping[str, tuple[str, ...]], hooks: Mapping[str, str]) -> dict[str, dict[str, CallShape]]:
+    """How ``contract``'s release calls each checked method: the spec worker's
+    from the scheduler side, the draft worker's from ``BaseSpecWorker``'s
+    defaults, each nominal hook (under its capability protocol) from the
+    calls behind ``isinstance(w, BaseSpecWorker)``.
+
+    Only calls the run holds the worker to count: ``required`` ones (for a
+    hook, those under the ``isinstance`` guard). A member the release reads
+    but never calls has no shape (its protocol signature stands)."""
+    release = contract.release
+    found: dict[str, dict[str, list[Use]]] = {}
+
+    def add(protocol: str, use: Use) -> None:
+        found.setdefault(protocol, {}).setdefault(use.member, []).append(use)
+
+    for use in contract.spec_worker:
+        if use.receiver != "spec_worker" or use.kind != "call":
+            continue
+        if use.classification == "required" and use.member in members.get("SpecWorker", ()):
+            add("SpecWorker", use)
+        elif use.classification == "isinstance" and use.member in hooks:
+            add(hooks[use.member], use)
+    for default in contract.defaults:
+        for use in default.needs:
+            if (
+                use.receiver == "draft_worker"
+                and use.kind == "call"
+                and use.classification == "required"
+                and use.member in members.get("DraftWorker", ())
+            ):
+                add("DraftWorker", use)
+    return {
+        protocol: {member: _shape(uses, release, member) for member, uses in by_member.items()}
+        for protocol, by_member in found.items()
+    }
 
 
 def release_terms(contract: Contract | None) -> ReleaseTerms:
@@ -187,7 +269,14 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
     every_definition = {m.name for m in protocol_definitions("SpecWorker")}
     presence = tuple(sorted(required["SpecWorker"] - every_definition))
     notes: list[str] = []
+    hooks = nominal_hooks(contract)
+    shapes: dict[str, dict[str, CallShape]] = {}
     if pin is None:
+        # The protocols hold the newest release's signatures; this release is
+        # held to its own calls, and the whole-protocol line (those
+        # signatures) is not checked.
+        shapes = call_shapes(contract, members, hooks)
+        whole = set()
         side = "before the oldest" if release_key(release) < release_key(OLDEST) else "after the newest"
         notes.append(
             f"sglang {release} is {side} supported release ({OLDEST} to {NEWEST}): checked against the contract "
@@ -202,10 +291,11 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         presence=presence,
         constructor_keywords=contract.constructor_keywords,
         draft_factory_keywords=contract.draft_factory_keywords,
-        nominal_hooks=nominal_hooks(contract),
+        nominal_hooks=hooks,
         defaults={d.method: d for d in contract.defaults},
         built_in=frozenset(w.dotted for w in contract.built_in_workers),
         notes=tuple(notes),
+        call_shapes=shapes,
     )
 
 
