@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
+from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion, excluded
 from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Site, Use
 
@@ -363,6 +364,11 @@ def releases_markdown(contracts: Sequence[Contract]) -> str:
         + " --format markdown` from each release's own source (parsed, never imported); "
         "`tests/test_docs_contract.py` fails when this page is stale. "
         "`spec-protocols contract --sglang RELEASE` shows one release with every call site.",
+        "",
+        f"The gate checks {OLDEST} to {NEWEST}. It reads every release from {OLDEST_READABLE}, the first whose "
+        "algorithm registry constructs a plugin's worker: one outside the range is checked against its own "
+        "contract (each method as that release calls it), with a note. An older release, whose scheduler "
+        "constructs only sglang's own workers, is refused before it is fetched (one line, exit 2).",
         "",
         "## What the scheduler side uses on a spec worker",
         "",
