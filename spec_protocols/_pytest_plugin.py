@@ -101,6 +101,7 @@ def _import_target(spec: str) -> object:
     if not module_name or not class_name:
         raise ValueError(f"expected 'module:Class', got {spec!r}")
     failure: str | None = None
+    module: object = None
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # the plugin's own import: any exception is its failure

@@ -52,7 +52,15 @@ from typing_extensions import is_protocol
 
 from spec_protocols._members import protocol_members
 
-__all__ = ["ConformanceProblem", "ConformanceResult", "ProblemKind", "abstract_members", "verify_call", "verify_conformance"]
+__all__ = [
+    "ConformanceProblem",
+    "ConformanceResult",
+    "ProblemKind",
+    "abstract_members",
+    "verify_call",
+    "verify_conformance",
+    "verify_method_call",
+]
 
 #: What went wrong with one member:
 #:
@@ -695,3 +703,44 @@ def verify_call(target: object, keywords: Sequence[str], *, member: str = "__cal
     except Exception as exc:  # C callables, odd __signature__: report, never crash
         return (ConformanceProblem(member, "unverifiable", f"signature cannot be read ({_exception_words(exc)})"),)
     return tuple(ConformanceProblem(member, "signature", message) for message in _signature_problems(wanted, actual))
+
+
+def verify_method_call(
+    cls: type,
+    name: str,
+    *,
+    positional: tuple[int, int],
+    keywords: Sequence[str],
+    optional_keywords: Sequence[str] = (),
+) -> tuple[ConformanceProblem, ...]:
+    """The problems of calling method ``name`` of ``cls``'s instances the way
+    one sglang release calls it: between ``positional[0]`` and
+    ``positional[1]`` positional arguments, every one of ``keywords`` and
+    possibly ``optional_keywords``.
+
+    The gate uses it for a release outside the supported range, whose calls
+    are data read from its source rather than a protocol's signature. A
+    member that is absent or not a method is left to
+    :func:`verify_conformance` (its kind is a protocol's business, not a
+    call's).
+    """
+    found = _lookup(cls, _MISSING, name)
+    if found is None or found.shape != "method" or found.func is None:
+        return ()
+    if found.unreadable is not None:
+        return (ConformanceProblem(name, "unverifiable", found.unreadable),)
+    fewest, most = positional
+    params = [
+        inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY, default=None if i >= fewest else inspect.Parameter.empty)
+        for i in range(most)
+    ]
+    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY) for k in keywords]
+    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=None) for k in optional_keywords if k not in keywords]
+    wanted = inspect.Signature(params)
+    try:
+        actual = _signature(found.func, bound=found.bound)
+    except _NoSelfError:
+        return (ConformanceProblem(name, "signature", "has no parameter for self: a call on an instance passes one it cannot take"),)
+    except Exception as exc:  # C callables, odd __signature__: report, never crash
+        return (ConformanceProblem(name, "unverifiable", f"signature cannot be read ({_exception_words(exc)})"),)
+    return tuple(ConformanceProblem(name, "signature", message) for message in _signature_problems(wanted, actual))

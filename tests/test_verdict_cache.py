@@ -238,7 +238,8 @@ def _sglang_tree(root: Path) -> Path:
         """
         def __init__(self, server_args):
             self.spec_algorithm = SpeculativeAlgorithm.from_string(server_args.speculative_algorithm)
-            self.draft_worker = self.spec_algorithm.create_worker(server_args)
+            DraftWorkerClass = self.spec_algorithm.create_worker(server_args)
+            self.draft_worker = DraftWorkerClass(server_args=server_args)
 
         def run_batch(self, batch):
             return self.draft_worker.forward_batch_generation(batch)

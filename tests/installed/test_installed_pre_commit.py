@@ -82,4 +82,4 @@ def test_hook_fails_a_worker_without_forward_batch_generation(
     assert "Failed" in ran.stdout and "- exit code: 1" in ran.stdout, ran.describe()
     flat = " ".join(ran.stdout.split())
     assert "ForgetfulWorker has no forward_batch_generation" in flat, ran.describe()
-    assert "against sglang 0.5.23 (fetched: " in flat, ran.describe()
+    assert f"against sglang 0.5.23 (fetched: {cache / 'sglang' / '0.5.23'})" in flat, ran.describe()

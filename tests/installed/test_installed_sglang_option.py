@@ -78,8 +78,8 @@ def test_check_against_a_release_with_no_sglang_installed(
     assert summary(ran) == (len(verdicts), len(verdicts) - failing, failing, 0), ran.describe()
     for text in named:
         assert text in " ".join(ran.stdout.split()), f"the report does not say {text!r}\n{ran.describe()}"
-    # Fetched into this test's own cache (the report shortens a long path).
-    assert f"against sglang {release} (fetched: " in ran.stdout, ran.describe()
+    # Fetched into this test's own cache, and the report names it whole.
+    assert f"against sglang {release} (fetched: {cache / 'sglang' / release})" in " ".join(ran.stdout.split()), ran.describe()
     assert (cache / "sglang" / release / "sglang" / "srt" / "speculative").is_dir(), ran.describe()
     assert "note: runtime checker: skipped: --sglang reads" in ran.stdout, ran.describe()
     assert "Traceback" not in ran.output, ran.describe()

@@ -109,6 +109,15 @@ def run_runtime(
         "nominal_hooks": dict(terms.nominal_hooks),
         "constructor_keywords": list(terms.constructor_keywords),
         "factory_keywords": list(factory) if factory is not None else None,
+        # A release outside the supported range: how it calls each method
+        # (ReleaseTerms.call_shapes), which replaces the protocol's signature.
+        "call_shapes": {
+            protocol: {
+                member: [list(shape.positional), list(shape.keywords), list(shape.optional_keywords)]
+                for member, shape in shapes.items()
+            }
+            for protocol, shapes in terms.call_shapes.items()
+        },
     }
     died = False
     if items:

@@ -52,7 +52,7 @@ from typing import Any, cast
 import spec_protocols
 from spec_protocols import DraftWorker, SpecWorker, SpecWorkerFactory, verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
-from spec_protocols._verify import abstract_members, describe_target, verify_call
+from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
 _PROTOCOLS: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
@@ -211,6 +211,18 @@ def _check(
     result = verify_conformance(obj, _PROTOCOLS[protocol])
     wanted = members.get(protocol)
     checked = [p for p in result.problems if wanted is None or p.member in wanted]
+    # A release outside the supported range is held to its own calls: a
+    # method it calls in a shape of its own is judged by that call, not by
+    # the protocol's (newest release's) signature.
+    shapes: dict[str, list[Any]] = (release.get("call_shapes") or {}).get(protocol) or {}
+    if shapes and is_class:
+        checked = [p for p in checked if not (p.member in shapes and p.kind == "signature")]
+        for name, (positional, keywords, optional) in shapes.items():
+            checked.extend(
+                verify_method_call(
+                    cast(type, obj), name, positional=(positional[0], positional[1]), keywords=keywords, optional_keywords=optional
+                )
+            )
     member_problems = [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
     if protocol == "SpecWorker" and is_class:
         for name in release.get("presence") or ():

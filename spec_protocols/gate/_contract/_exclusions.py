@@ -46,6 +46,10 @@ class Exclusion:
 EXCLUSIONS: tuple[Exclusion, ...] = (
     Exclusion(
         "model_runner",
+        # Before 0.5.13 the scheduler also read draft_worker.model_runner on the
+        # serving path (the disaggregated decode queue's draft KV pool, the
+        # hierarchical cache's draft pool): there it is required.
+        first="0.5.13",
         reason="read only by SchedulerWeightUpdaterManager.save_remote_model (an administrative RPC that saves "
         "the draft to remote storage); sglang's own EAGLE, standalone, frozen-KV MTP and multi-layer EAGLE "
         "workers have none in any release (an upstream defect, docs/findings.md): requiring it would fail "
