@@ -50,7 +50,8 @@ which sglang release (see also `spec-protocols contract --help`):
   worker, all read from its own source (0.5.19 to 0.5.23 supported; another
   release is checked against its own source, with a note).
   (no --sglang)      the installed sglang, if any; else the newest supported
-                     release's protocols
+                     release, fetched as --sglang fetches it (where that
+                     fails, offline say, every check is unverified)
   --sglang 0.5.21    that release, fetched (pip download --no-deps) into the
                      cache once, never installed; mypy and pyright only
   --sglang PATH      the source tree at PATH (a folder holding sglang/)
@@ -60,7 +61,9 @@ untrusted code use --no-import (or --checker mypy --checker pyright): static
 discovery and the static checkers never import or run the target.
 
 exit status: 0 all pass, 1 any fail or unverified (or an unused baseline
-entry), 2 usage or environment error
+entry), 2 usage or environment error (one line; a checker that crashes says
+its first error and the next step, and its input is kept under crashes/ in
+the cache folder for a bug report)
 
 baselines (see docs/verdicts.md):
   --baseline FILE  accept the problems recorded in FILE. An entry that accepts

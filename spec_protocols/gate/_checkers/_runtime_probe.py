@@ -214,13 +214,14 @@ def _check(
     # A release outside the supported range is held to its own calls: a
     # method it calls in a shape of its own is judged by that call, not by
     # the protocol's (newest release's) signature.
-    shapes: dict[str, list[Any]] = (release.get("call_shapes") or {}).get(protocol) or {}
+    every_shape: dict[str, dict[str, list[Any]]] = release.get("call_shapes") or {}
+    shapes: dict[str, list[Any]] = every_shape.get(protocol) or {}
     if shapes and is_class:
         checked = [p for p in checked if not (p.member in shapes and p.kind == "signature")]
-        for name, (positional, keywords, optional) in shapes.items():
+        for name, (positional, always, optional) in shapes.items():
             checked.extend(
                 verify_method_call(
-                    cast(type, obj), name, positional=(positional[0], positional[1]), keywords=keywords, optional_keywords=optional
+                    cast(type, obj), name, positional=(positional[0], positional[1]), keywords=always, optional_keywords=optional
                 )
             )
     member_problems = [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
