@@ -28,6 +28,7 @@ from typing import Any, Final, TypeVar, cast, overload
 
 from typing_extensions import Protocol
 
+from spec_protocols._members import call_keywords
 from spec_protocols._protocols import DraftWorkerFactory, InjectableDraftWorker
 from spec_protocols._sglang_types import LoadGroup, ModelConfig, ModelRunner, ServerArgs, TpModelWorker
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_conformance
@@ -41,17 +42,9 @@ __all__ = [
 
 #: The keywords sglang's ``build_draft_tp_worker`` passes to
 #: ``draft_worker_cls(...)`` (draft_worker_common.py:92), in call order. An
-#: injected class's constructor must accept every one of them by name.
-DRAFT_WORKER_CTOR_KEYWORDS: Final[tuple[str, ...]] = (
-    "server_args",
-    "gpu_id",
-    "nccl_port",
-    "is_draft_worker",
-    "random_seed",
-    "load_group",
-    "context_length",
-    "draft_attention_backend",
-)
+#: injected class's constructor must accept every one of them by name. Read
+#: from :class:`DraftWorkerFactory`'s ``__call__``, their one definition.
+DRAFT_WORKER_CTOR_KEYWORDS: Final[tuple[str, ...]] = call_keywords(DraftWorkerFactory)
 
 # The module whose build_draft_tp_worker we delegate to; imported on first call.
 _SGLANG_MODULE: Final = "sglang.srt.speculative.draft_worker_common"

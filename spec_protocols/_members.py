@@ -17,6 +17,7 @@ mypy and pyright see it (see :mod:`spec_protocols._releases`).
 from __future__ import annotations
 
 import ast
+import inspect
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import cast
 
 from typing_extensions import get_protocol_members
 
-__all__ = ["ProtocolMember", "protocol_definitions", "protocol_members", "protocols_ast"]
+__all__ = ["ProtocolMember", "call_keywords", "protocol_definitions", "protocol_members", "protocols_ast"]
 
 # Protocols are fixed once defined: computed once per protocol.
 _ORDER: dict[type, tuple[str, ...]] = {}
@@ -50,6 +51,30 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
     ordered.extend(sorted(members - set(ordered)))
     _ORDER[protocol] = tuple(ordered)
     return _ORDER[protocol]
+
+
+def call_keywords(factory: type | str) -> tuple[str, ...]:
+    """The keywords of the call a factory protocol writes (``SpecWorkerFactory``,
+    ``DraftWorkerFactory``; a class or its name), in its order.
+
+    The one definition of a construction call's keywords is the factory
+    protocol's ``__call__`` in ``_protocols.py``: the injection's
+    ``DRAFT_WORKER_CTOR_KEYWORDS`` and the gate, where no release tells
+    otherwise, read them from it. A ``KeyError`` for a name that is not a
+    factory protocol of this package's.
+    """
+    if isinstance(factory, str):
+        from spec_protocols import _protocols
+
+        found = getattr(_protocols, factory, None)
+        if not isinstance(found, type):
+            raise KeyError(factory)
+        factory = found
+    call = vars(factory).get("__call__")
+    if call is None:
+        raise KeyError(factory.__name__)
+    parameters = inspect.signature(call).parameters.values()
+    return tuple(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols._members import protocol_definitions
+from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols.gate._contract import Contract, DefaultNeeds, Site, Use
 from spec_protocols.gate._contract._model import BuiltInWorker, Classification, UseKind
 from spec_protocols.gate._contract._terms import DraftNeed, ReleaseTerms, kept_default_needs, release_terms
-from spec_protocols.gate._harness._lines import LineKind, build_harness, factory_keywords
+from spec_protocols.gate._harness._lines import LineKind, build_harness
 from spec_protocols.gate._model import ClassRole, DiscoveredClass
 
 SITE = Site("managers/scheduler.py", "Scheduler.run_batch", 1)
@@ -49,7 +49,7 @@ def contract(
         defaults=defaults,
         constructor_keywords=constructor,
         constructor_site=SITE,
-        draft_factory_keywords=factory if factory is not None else factory_keywords("DraftWorkerFactory"),
+        draft_factory_keywords=factory if factory is not None else call_keywords("DraftWorkerFactory"),
         draft_factory_site=SITE,
         built_in_workers=built_in,
     )

@@ -22,7 +22,8 @@ from pathlib import Path
 from spec_protocols._members import ProtocolMember
 from spec_protocols.gate._contract import extract_contract, source_at
 from spec_protocols.gate._contract._terms import CallShape, release_terms
-from spec_protocols.gate._harness._lines import _as_called, build_harness, protocol_members
+from spec_protocols.gate._harness._lines import build_harness, protocol_members
+from spec_protocols.gate._harness._protocol_source import as_called
 from spec_protocols.gate._model import ClassRole, DiscoveredClass
 from spec_protocols.gate._signatures import describe_function
 from tests.test_contract_registry import REGISTRY_SCHEDULER, write_release
@@ -33,7 +34,7 @@ def member(protocol: str, name: str) -> ProtocolMember:
 
 
 def written(protocol: str, name: str, shape: CallShape) -> str:
-    return describe_function(protocol, _as_called(member(protocol, name), shape).node)
+    return describe_function(protocol, as_called(member(protocol, name), shape).node)
 
 
 def test_a_method_is_written_as_the_release_calls_it() -> None:

@@ -25,26 +25,20 @@ import spec_protocols
 from spec_protocols import CALL_SITES, SpecWorkerBase
 from spec_protocols._members import protocol_members
 from spec_protocols._protocols import PROTOCOL_NAMES
-from spec_protocols.gate._model import GateError
+from spec_protocols.gate._model import GateError, ProtocolName
+from spec_protocols.gate._roles import CAPABILITIES
 
 __all__ = ["PROTOCOL_NAMES", "explain"]
 
-# Protocols a spec worker satisfies: SpecWorkerBase's defaults are relevant.
-_SPEC_SIDE: Final = frozenset(
-    {
-        "SpecWorker",
-        "SupportsGrammarOverlap",
-        "SupportsPipelineProxy",
-        "SupportsRequestFinished",
-        "SupportsDraftModelRunners",
-    }
-)
+# Protocols a spec worker satisfies (SpecWorker and the capabilities):
+# SpecWorkerBase's defaults are relevant.
+_SPEC_SIDE: Final = frozenset({ProtocolName.SPEC_WORKER, *CAPABILITIES})
 
 # What supplies the members of the draft-side protocols, in words.
 _DRAFT_SIDE_DEFAULT: Final[Mapping[str, str]] = {
-    "DraftWorker": "n/a (a draft worker is not a SpecWorkerBase); "
+    ProtocolName.DRAFT_WORKER: "n/a (a draft worker is not a SpecWorkerBase); "
     "sglang's TpModelWorker and EagleDraftWorkerBase provide it",
-    "DraftWorkerFactory": "n/a (a draft-worker class is not a SpecWorkerBase); "
+    ProtocolName.DRAFT_WORKER_FACTORY: "n/a (a draft-worker class is not a SpecWorkerBase); "
     "TpModelWorker.__init__ accepts these keywords, a subclass's __init__ must too",
 }
 
@@ -173,7 +167,7 @@ def explain(protocol_name: str) -> str:
         lines.append(f"      kind:      {_kind(protocol, member)}")
         lines.append(f"      called at: sglang/srt/{call_sites.get(member, '(no call site recorded)')}")
         default = (
-            _base_default(member, capability=protocol_name != "SpecWorker")
+            _base_default(member, capability=protocol_name != ProtocolName.SPEC_WORKER)
             if protocol_name in _SPEC_SIDE
             else _DRAFT_SIDE_DEFAULT[protocol_name]
         )

@@ -18,6 +18,7 @@ __all__ = [
     "CHECKER_NAMES",
     "Check",
     "CheckerCrashed",
+    "CheckerName",
     "CheckerOutcome",
     "ClassRole",
     "DiscoveredClass",
@@ -27,6 +28,7 @@ __all__ = [
     "InjectionSite",
     "MemberDefinition",
     "Problem",
+    "ProtocolName",
     "ResolvedTarget",
     "Result",
     "SglangChecked",
@@ -37,8 +39,35 @@ __all__ = [
 #: DiscoveredClass.may_be_abstract), word for word, so that a report shows it once.
 ABSTRACT_BASE_NOTE = "abstract base: sglang does not instantiate it; its concrete subclasses are checked"
 
-#: The checkers the gate knows, in the order reports list them.
-CHECKER_NAMES: tuple[str, ...] = ("runtime", "mypy", "pyright")
+
+
+class ProtocolName(enum.StrEnum):
+    """A protocol the gate holds a class to, by its name in :mod:`spec_protocols`.
+
+    A ``str`` whose value is the name itself: ``Check.protocol``, the reports,
+    baselines and the verdict cache read and write the same text.
+    The capability protocols (``Supports...``) are named in
+    :data:`spec_protocols._protocols.PROTOCOL_NAMES`; what each role asks of a
+    class is :mod:`spec_protocols.gate._roles`.
+    """
+
+    SPEC_WORKER = "SpecWorker"
+    DRAFT_WORKER = "DraftWorker"
+    DRAFT_WORKER_FACTORY = "DraftWorkerFactory"
+    SPEC_WORKER_FACTORY = "SpecWorkerFactory"
+    INJECTABLE_DRAFT_WORKER = "InjectableDraftWorker"
+
+
+class CheckerName(enum.StrEnum):
+    """A checker the gate knows, in the order reports list them (a ``str``, as :class:`ProtocolName`)."""
+
+    RUNTIME = "runtime"
+    MYPY = "mypy"
+    PYRIGHT = "pyright"
+
+
+#: The checkers' names as plain strings, in report order (``--checker``'s choices).
+CHECKER_NAMES: tuple[str, ...] = tuple(name.value for name in CheckerName)
 
 
 class GateError(Exception):
@@ -86,7 +115,7 @@ class CheckerCrashed(GateError):
         steps = [f"run without it ({without})" if without else "run with another checker (--checker NAME)"]
         if self.kept is not None:
             steps.append(f"report it with {self.kept} (its configuration, input and output)")
-        who = "the runtime checker" if self.checker == "runtime" else self.checker
+        who = "the runtime checker" if self.checker == CheckerName.RUNTIME else self.checker
         return f"{who} crashed ({self.ended}): {self.first_error}; next: {', or '.join(steps)}"
 
     def keeping(self, folder: str, others: tuple[str, ...]) -> CheckerCrashed:
@@ -102,14 +131,16 @@ class ClassRole(enum.Enum):
     INJECTED = "injected"  # passed as draft_worker_cls -> DraftWorkerFactory
 
     @property
-    def protocol(self) -> str:
+    def protocol(self) -> ProtocolName:
+        """The protocol a class in this role is checked against (what else the
+        role asks of it: :func:`spec_protocols.gate._roles.policy`)."""
         return _ROLE_PROTOCOL[self]
 
 
-_ROLE_PROTOCOL: Mapping[ClassRole, str] = {
-    ClassRole.SPEC_WORKER: "SpecWorker",
-    ClassRole.DRAFT_WORKER: "DraftWorker",
-    ClassRole.INJECTED: "DraftWorkerFactory",
+_ROLE_PROTOCOL: Mapping[ClassRole, ProtocolName] = {
+    ClassRole.SPEC_WORKER: ProtocolName.SPEC_WORKER,
+    ClassRole.DRAFT_WORKER: ProtocolName.DRAFT_WORKER,
+    ClassRole.INJECTED: ProtocolName.DRAFT_WORKER_FACTORY,
 }
 
 

@@ -13,19 +13,23 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from spec_protocols.gate._harness._lines import SITE_FUNCTION, Harness, LineKind, LineTag
-from spec_protocols.gate._harness._sites import SiteShadow
+from spec_protocols.gate._harness import SITE_FUNCTION, Harness, LineKind, LineTag, SiteShadow
 from spec_protocols.gate._model import (
     ABSTRACT_BASE_NOTE,
     Check,
     CheckerOutcome,
+    ClassRole,
     DiscoveredClass,
     InjectionSite,
     Problem,
     Verdict,
 )
+from spec_protocols.gate._roles import policy_for
 
 __all__ = ["Diagnostic", "interpret"]
+
+#: An injection site is checked as an injected class is.
+_SITE_PROTOCOL = ClassRole.INJECTED.protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +277,7 @@ def interpret(
         # not check (an import of spec_protocols failed, say): nothing is verified.
         first = min(untagged, key=lambda d: d.line)
         detail = f"{checker} could not check the harness (line {first.line}: {_summary(first.message)})"
-        all_checks = [*harness.checks, *(Check(s.target, "DraftWorkerFactory") for s in (shadow.sites.values() if shadow else ()))]
+        all_checks = [*harness.checks, *(Check(s.target, _SITE_PROTOCOL) for s in (shadow.sites.values() if shadow else ()))]
         return CheckerOutcome(
             checker,
             {c: Verdict.UNVERIFIED for c in all_checks},
@@ -300,7 +304,7 @@ def interpret(
             t.target: by_line[line] for line, t in harness.tags.items() if t.kind is LineKind.SITE and by_line.get(line)
         }
         for number, site in shadow.sites.items():
-            check = Check(site.target, "DraftWorkerFactory")
+            check = Check(site.target, _SITE_PROTOCOL)
             verdict, found = _judge_site(checker, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
             verdicts[check] = verdict
             problems[check] = found
@@ -344,7 +348,7 @@ def _judge_class(
         canaries: dict[tuple[str | None, LineKind], bool] = {}
         construction = [d for line, t in mine if t.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT) for d in by_line.get(line, [])]
         abstract = [d for d in construction if _is_abstract(d)]
-        abstract_base = bool(abstract) and may_be_abstract and check.protocol != "DraftWorkerFactory"
+        abstract_base = bool(abstract) and policy_for(check.protocol).may_be_abstract(may_be_abstract)
         if abstract_base:
             # An intentional base: sglang builds its subclasses, not it.
             note = ABSTRACT_BASE_NOTE

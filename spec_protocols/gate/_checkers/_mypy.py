@@ -27,9 +27,7 @@ from pathlib import Path
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
-from spec_protocols.gate._harness import CheckInput, StaticInput
-from spec_protocols.gate._harness._environment import mypy_view
-from spec_protocols.gate._harness._sites import is_canary
+from spec_protocols.gate._harness import CheckInput, StaticInput, is_canary, mypy_view
 from spec_protocols.gate._model import CheckerOutcome, GateError
 from spec_protocols.gate._paths import cache_dir
 

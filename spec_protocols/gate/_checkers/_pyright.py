@@ -31,9 +31,7 @@ from typing import Any, cast
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
-from spec_protocols.gate._harness import CheckInput
-from spec_protocols.gate._harness._environment import static_view
-from spec_protocols.gate._harness._sites import is_canary
+from spec_protocols.gate._harness import CheckInput, is_canary, static_view
 from spec_protocols.gate._model import CheckerOutcome, GateError
 
 __all__ = ["PYRIGHT", "PyrightChecker", "find_pyright", "invoke_pyright"]

@@ -45,17 +45,20 @@ from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
     Check,
     CheckerCrashed,
+    CheckerName,
     CheckerOutcome,
+    ClassRole,
     DiscoveredClass,
     GateError,
     InjectionSite,
     Problem,
     Verdict,
 )
+from spec_protocols.gate._roles import role_policies
 
 __all__ = ["RUNTIME", "RuntimeChecker", "run_runtime"]
 
-NAME = "runtime"
+NAME = CheckerName.RUNTIME
 
 #: The note of an injection site: the runtime checker has no class to import.
 SITE_NOTE = "an expression, not a class: the static checkers judge it where it is written"
@@ -87,7 +90,7 @@ def run_runtime(
     problems: dict[Check, tuple[Problem, ...]] = {}
     notes: dict[Check, str] = {}
     for site in sites:
-        check = Check(site.target, "DraftWorkerFactory")
+        check = Check(site.target, ClassRole.INJECTED.protocol)
         verdicts[check] = Verdict.SKIPPED
         problems[check] = ()
         notes[check] = SITE_NOTE
@@ -104,7 +107,8 @@ def run_runtime(
     ]
     factory = terms.draft_factory_keywords
     release = {
-        "members": {p: list(terms.checked(p)) for p in ("SpecWorker", "DraftWorker")},
+        # The protocols a role holds a class to member by member (SpecWorker, DraftWorker).
+        "members": {p.members: list(terms.checked(p.members)) for p in role_policies() if p.members is not None},
         "presence": list(terms.presence),
         "nominal_hooks": dict(terms.nominal_hooks),
         "constructor_keywords": list(terms.constructor_keywords),
@@ -174,7 +178,7 @@ def _run_probes(
             if died is None or run.failed:
                 # It failed on its own, or died before importing anything:
                 # the probe itself is broken, not the target.
-                raise CheckerCrashed("runtime", _exit_words(run.returncode), run.crash_line, run.output)
+                raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output)
             doing, what = died
             deaths = True
             for item in pending:
@@ -191,7 +195,7 @@ def _run_probes(
             if len(remaining) == len(pending):
                 # Nothing settled: the death cannot be pinned on a class (a
                 # thread of the target's, say). Probing again would repeat it.
-                raise CheckerCrashed("runtime", _exit_words(run.returncode), run.crash_line, run.output)
+                raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output)
             pending = remaining
             if not pending:
                 break

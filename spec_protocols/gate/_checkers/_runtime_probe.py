@@ -50,12 +50,15 @@ from typing import Any, cast
 # Imported before any target code runs (and the probe runs as a module of
 # this package, so spec_protocols is loaded already).
 import spec_protocols
-from spec_protocols import DraftWorker, SpecWorker, SpecWorkerFactory, verify_conformance
+from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
+from spec_protocols._members import protocol_members
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
-from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName
+from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
 
-_PROTOCOLS: dict[str, Any] = {"SpecWorker": SpecWorker, "DraftWorker": DraftWorker}
+#: The protocols by name, read before any target code runs.
+_PROTOCOLS: dict[str, Any] = {name: getattr(spec_protocols, name) for name in ProtocolName}
 
 #: The note of a class that the import did not create.
 NOT_DEFINED = (
@@ -154,7 +157,8 @@ def _problem(member: str | None, message: str) -> dict[str, Any]:
 def _check(
     obj: object, protocol: str, may_be_abstract: bool, release: dict[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """``(problems, note)`` for one class against one protocol.
+    """``(problems, note)`` for one class against one protocol, as the class's
+    role asks (:mod:`spec_protocols.gate._roles`).
 
     Problems that stop sglang from building the class (abstract, or a
     constructor that cannot take sglang's call) come first, with member
@@ -163,51 +167,86 @@ def _check(
     of its constructor calls.
     """
     release = release or {}
-    members: dict[str, list[str]] = release.get("members") or {}
-    draft_members = members.get("DraftWorker")
-    if protocol == "DraftWorkerFactory":
-        # Injected as draft_worker_cls: build_draft_tp_worker instantiates it,
-        # so an abstract class is a problem whatever may_be_abstract says.
-        found, notes = draft_worker_cls_problems(obj, release.get("factory_keywords"))
-        if draft_members is not None:
-            # What it builds is judged on the members this release uses.
-            keep = {*draft_members, *_BUILT_DRAFT_MEMBERS, "__init__", None}
-            found = [p for p in found if p.member in keep]
-        problems = [_problem(p.member, p.message) for p in found]
-        if found and any(p.member == "__init__" for p in found):
-            # The constructor's signature follows the problems, as in
-            # validate_draft_worker_cls's message.
-            problems.extend(_problem("__init__", f"({note})") for note in notes)
-        return problems, None
-
+    role = policy_for(protocol)
+    if role.members is None:
+        return _construction_problems(obj, role, release), None
     is_class = issubclass(type(obj), type)
+    construction, note = _building_problems(obj, role, may_be_abstract, release, is_class)
+    members = _member_problems(obj, role.members, release, is_class)
+    if role.inherits_defaults and is_class:
+        members.extend(_inherited_problems(cast(type, obj), release))
+    return construction + members, note
+
+
+def _release_keywords(release: dict[str, Any], construction: Construction) -> list[str] | None:
+    """The keywords the release checked passes in ``construction``'s call; None: the protocol's."""
+    key = "constructor_keywords" if construction is Construction.SCHEDULER else "factory_keywords"
+    keywords: list[str] | None = release.get(key)
+    return keywords
+
+
+def _construction_problems(obj: object, role: RolePolicy, release: dict[str, Any]) -> list[dict[str, Any]]:
+    """A class held to its construction (injected as draft_worker_cls):
+    build_draft_tp_worker instantiates it, so an abstract class is a problem
+    whatever may_be_abstract says, and what it builds is judged on the
+    members this release uses of the draft worker (and those the builder
+    reads itself)."""
+    construction = role.construction
+    assert construction is Construction.DRAFT_FACTORY and construction.builds is not None
+    found, notes = draft_worker_cls_problems(obj, _release_keywords(release, construction))
+    members: dict[str, list[str]] = release.get("members") or {}
+    draft_members = members.get(ProtocolName.DRAFT_WORKER)
+    if draft_members is not None:
+        keep = {*draft_members, *_own_members(construction.builds, ProtocolName.DRAFT_WORKER), "__init__", None}
+        found = [p for p in found if p.member in keep]
+    problems = [_problem(p.member, p.message) for p in found]
+    if found and any(p.member == "__init__" for p in found):
+        # The constructor's signature follows the problems, as in
+        # validate_draft_worker_cls's message.
+        problems.extend(_problem("__init__", f"({note})") for note in notes)
+    return problems
+
+
+def _own_members(protocol: str, base: str) -> set[str]:
+    """The members ``protocol`` adds to ``base`` (InjectableDraftWorker's ``model_runner``)."""
+    return set(protocol_members(_PROTOCOLS[protocol])) - set(protocol_members(_PROTOCOLS[base]))
+
+
+def _building_problems(
+    obj: object, role: RolePolicy, may_be_abstract: bool, release: dict[str, Any], is_class: bool
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Whether sglang can build the class in ``role``: concrete (or an
+    intentional base the role excuses, with a note), and a constructor that
+    takes the call sglang makes."""
     abstract = abstract_members(cast(type, obj)) if is_class else ()
-    construction: list[dict[str, Any]] = []
-    note: str | None = None
-    if abstract and may_be_abstract:
-        note = ABSTRACT_BASE_NOTE
-    elif abstract:
-        construction.append(
-            _problem("__init__", f"abstract class: sglang cannot instantiate it; implement {', '.join(abstract)}")
-        )
-    elif protocol == "SpecWorker" and is_class:
-        # sglang builds every spec worker with one call (SpecWorkerFactory's,
-        # or the release's own keywords).
-        keywords: list[str] | None = release.get("constructor_keywords")
-        ctor = (
-            verify_conformance(obj, SpecWorkerFactory).problems
-            if keywords is None
-            else verify_call(obj, keywords, member="__init__")
-        )
-        passed = ", ".join(f"{k}=" for k in (keywords or ("server_args", "gpu_id", "nccl_port", "target_worker")))
-        construction.extend(_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor)
-        if ctor:
-            construction.append(
-                _problem(
-                    "__init__",
-                    f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it with {passed})",
-                )
-            )
+    if abstract and role.may_be_abstract(may_be_abstract):
+        return [], ABSTRACT_BASE_NOTE
+    if abstract:
+        return [_problem("__init__", f"abstract class: sglang cannot instantiate it; implement {', '.join(abstract)}")], None
+    construction = role.construction
+    if construction is None or not is_class:
+        return [], None
+    # sglang builds it with one call (the factory protocol's, or the
+    # release's own keywords).
+    keywords = _release_keywords(release, construction)
+    ctor = (
+        verify_conformance(obj, _PROTOCOLS[construction.factory]).problems
+        if keywords is None
+        else verify_call(obj, keywords, member="__init__")
+    )
+    if not ctor:
+        return [], None
+    passed = ", ".join(f"{k}=" for k in (keywords or construction.protocol_keywords()))
+    problems = [_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor]
+    problems.append(
+        _problem("__init__", f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it with {passed})")
+    )
+    return problems, None
+
+
+def _member_problems(obj: object, protocol: str, release: dict[str, Any], is_class: bool) -> list[dict[str, Any]]:
+    """The protocol's members the release calls, in the protocol's order."""
+    members: dict[str, list[str]] = release.get("members") or {}
     result = verify_conformance(obj, _PROTOCOLS[protocol])
     wanted = members.get(protocol)
     checked = [p for p in result.problems if wanted is None or p.member in wanted]
@@ -224,15 +263,19 @@ def _check(
                     cast(type, obj), name, positional=(positional[0], positional[1]), keywords=always, optional_keywords=optional
                 )
             )
-    member_problems = [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
-    if protocol == "SpecWorker" and is_class:
-        for name in release.get("presence") or ():
-            if inspect.getattr_static(obj, name, _ABSENT) is _ABSENT:
-                member_problems.append(
-                    _problem(name, "[missing] the sglang release checked calls it, and the class does not define it")
-                )
-        member_problems.extend(_nominal_hook_problems(cast(type, obj), release.get("nominal_hooks") or {}))
-    return construction + member_problems, note
+    return [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
+
+
+def _inherited_problems(cls: type, release: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a spec worker owes the release beyond the protocol: members no
+    protocol defines (presence only), and its own versions of the hooks
+    sglang calls on BaseSpecWorker instances."""
+    found: list[dict[str, Any]] = []
+    for name in release.get("presence") or ():
+        if inspect.getattr_static(cls, name, _ABSENT) is _ABSENT:
+            found.append(_problem(name, "[missing] the sglang release checked calls it, and the class does not define it"))
+    found.extend(_nominal_hook_problems(cls, release.get("nominal_hooks") or {}))
+    return found
 
 
 def _nominal_hook_problems(cls: type, hooks: dict[str, str]) -> list[dict[str, Any]]:
@@ -250,17 +293,15 @@ def _nominal_hook_problems(cls: type, hooks: dict[str, str]) -> list[dict[str, A
         own = inspect.getattr_static(cls, name, _ABSENT)
         if own is _ABSENT or own is base.__dict__.get(name, _ABSENT):
             continue
-        protocol = getattr(spec_protocols, capability)
-        problems = verify_conformance(cls, protocol).problems
+        problems = verify_conformance(cls, _CAPABILITIES[capability]).problems
         found.extend(_problem(p.member, f"[{p.kind}] {p.message}") for p in problems if p.member == name)
     return found
 
 
 _BASE_SPEC_WORKER_MODULE = "sglang.srt.speculative.base_spec_worker"
 
-
-#: What build_draft_tp_worker reads on the draft worker it built (InjectableDraftWorker's own member).
-_BUILT_DRAFT_MEMBERS = ("model_runner",)
+#: The capability protocols by name, read before any target code runs.
+_CAPABILITIES: dict[str, Any] = {name: getattr(spec_protocols, name) for name in CAPABILITIES}
 
 
 def _signature_words(obj: object) -> str:

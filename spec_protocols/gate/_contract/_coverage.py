@@ -22,12 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from spec_protocols._members import ProtocolMember, protocol_definitions
+from spec_protocols._members import ProtocolMember, call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST
 from spec_protocols.gate._contract._exclusions import excluded
 from spec_protocols.gate._contract._model import Contract, Site, Use
+from spec_protocols.gate._model import ProtocolName
 
 __all__ = ["Gap", "coverage_gaps"]
+
+_SPEC = ProtocolName.SPEC_WORKER
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,31 +101,21 @@ def _covered(contract: Contract, release: str, protocol: str, uses: Iterable[Use
 def _precise(contract: Contract, release: str) -> list[Gap]:
     used = contract.required_members()
     return [
-        Gap(release, "SpecWorker", m.name, "the protocol requires it, but the release never calls it on the serving path")
-        for m in protocol_definitions("SpecWorker", release)
+        Gap(release, _SPEC, m.name, "the protocol requires it, but the release never calls it on the serving path")
+        for m in protocol_definitions(_SPEC, release)
         if m.name not in used
     ]
-
-
-def _keyword_names(protocol: str) -> tuple[str, ...]:
-    (call,) = protocol_definitions(protocol)
-    return tuple(a.arg for a in call.node.args.kwonlyargs)
 
 
 def _factories(contract: Contract, release: str) -> list[Gap]:
     if release != NEWEST:
         return []
     gaps: list[Gap] = []
-    if set(contract.constructor_keywords) != set(_keyword_names("SpecWorkerFactory")):
-        gaps.append(
-            Gap(release, "SpecWorkerFactory", "__call__", f"the release constructs workers with {contract.constructor_keywords}")
-        )
-    if contract.draft_factory_keywords is not None and set(contract.draft_factory_keywords) != set(
-        _keyword_names("DraftWorkerFactory")
-    ):
-        gaps.append(
-            Gap(release, "DraftWorkerFactory", "__call__", f"the release passes draft_worker_cls {contract.draft_factory_keywords}")
-        )
+    spec, draft = ProtocolName.SPEC_WORKER_FACTORY, ProtocolName.DRAFT_WORKER_FACTORY
+    if set(contract.constructor_keywords) != set(call_keywords(spec)):
+        gaps.append(Gap(release, spec, "__call__", f"the release constructs workers with {contract.constructor_keywords}"))
+    if contract.draft_factory_keywords is not None and set(contract.draft_factory_keywords) != set(call_keywords(draft)):
+        gaps.append(Gap(release, draft, "__call__", f"the release passes draft_worker_cls {contract.draft_factory_keywords}"))
     return gaps
 
 
@@ -130,8 +123,8 @@ def coverage_gaps(contract: Contract, release: str | None = None) -> list[Gap]:
     """Every disagreement between the protocols (pinned to ``release``,
     default: the contract's) and ``contract``; empty when they agree."""
     release = release or contract.release
-    gaps = _covered(contract, release, "SpecWorker", contract.spec_worker)
-    gaps += _covered(contract, release, "InjectableDraftWorker", contract.built_draft)
+    gaps = _covered(contract, release, _SPEC, contract.spec_worker)
+    gaps += _covered(contract, release, ProtocolName.INJECTABLE_DRAFT_WORKER, contract.built_draft)
     gaps += _precise(contract, release)
     gaps += _factories(contract, release)
     return gaps

@@ -60,12 +60,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from spec_protocols._members import protocol_definitions
-from spec_protocols._protocols import PROTOCOL_NAMES
+from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded
 from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site, Use
-from spec_protocols.gate._model import GateError
+from spec_protocols.gate._model import GateError, ProtocolName
+from spec_protocols.gate._roles import CAPABILITIES
 
 __all__ = ["CallShape", "DraftNeed", "ReleaseTerms", "call_shapes", "kept_default_needs", "nominal_hooks", "release_terms"]
 
@@ -140,11 +140,6 @@ class ReleaseTerms:
         return found if found is not None else tuple(m.name for m in protocol_definitions(protocol, self.pin))
 
 
-def _keywords(factory: str) -> tuple[str, ...]:
-    (call,) = protocol_definitions(factory)
-    return tuple(a.arg for a in call.node.args.kwonlyargs)
-
-
 def _draft_needs(contract: Contract) -> frozenset[str]:
     """What BaseSpecWorker's defaults use on the draft worker on every path."""
     return frozenset(
@@ -160,12 +155,11 @@ def nominal_hooks(contract: Contract) -> dict[str, str]:
     ``isinstance(..., BaseSpecWorker)``, each with the capability protocol
     (``Supports...``) that defines it; a member no capability defines has no
     signature to check and is left out."""
-    capabilities = [name for name in PROTOCOL_NAMES if name.startswith("Supports")]
     hooks: dict[str, str] = {}
     for use in contract.spec_worker:
         if use.classification != "isinstance" or use.receiver != "spec_worker" or use.member in hooks:
             continue
-        for capability in capabilities:
+        for capability in CAPABILITIES:
             if any(m.name == use.member for m in protocol_definitions(capability)):
                 hooks[use.member] = capability
                 break
@@ -210,8 +204,8 @@ def call_shapes(contract: Contract, members: Mapping[str, tuple[str, ...]], hook
     for use in contract.spec_worker:
         if use.receiver != "spec_worker" or use.kind != "call":
             continue
-        if use.classification == "required" and use.member in members.get("SpecWorker", ()):
-            add("SpecWorker", use)
+        if use.classification == "required" and use.member in members.get(ProtocolName.SPEC_WORKER, ()):
+            add(ProtocolName.SPEC_WORKER, use)
         elif use.classification == "isinstance" and use.member in hooks:
             add(hooks[use.member], use)
     for default in contract.defaults:
@@ -220,9 +214,9 @@ def call_shapes(contract: Contract, members: Mapping[str, tuple[str, ...]], hook
                 use.receiver == "draft_worker"
                 and use.kind == "call"
                 and use.classification == "required"
-                and use.member in members.get("DraftWorker", ())
+                and use.member in members.get(ProtocolName.DRAFT_WORKER, ())
             ):
-                add("DraftWorker", use)
+                add(ProtocolName.DRAFT_WORKER, use)
     return {
         protocol: {member: _shape(uses, release, member) for member, uses in by_member.items()}
         for protocol, by_member in found.items()
@@ -233,14 +227,14 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
     """The terms of a run against ``contract`` (``None``: no sglang source was
     found; the protocols of the newest supported release, whole)."""
     if contract is None:
-        protocols = ("SpecWorker", "DraftWorker")
+        protocols = (ProtocolName.SPEC_WORKER, ProtocolName.DRAFT_WORKER)
         return ReleaseTerms(
             release=None,
             pin=None,
             members={p: tuple(m.name for m in protocol_definitions(p)) for p in protocols},
             whole=frozenset(protocols),
-            constructor_keywords=_keywords("SpecWorkerFactory"),
-            draft_factory_keywords=_keywords("DraftWorkerFactory"),
+            constructor_keywords=call_keywords(ProtocolName.SPEC_WORKER_FACTORY),
+            draft_factory_keywords=call_keywords(ProtocolName.DRAFT_WORKER_FACTORY),
             notes=(
                 f"no sglang found (none installed, no --sglang): checked against the protocols of the newest "
                 f"supported release, {NEWEST}",
@@ -256,8 +250,10 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         )
     pin = pinned_release(release)
     required = {
-        "SpecWorker": {m for m in contract.required_members() if excluded(m, release) is None},
-        "DraftWorker": {m for m in _draft_needs(contract) if excluded(m, release, receiver="draft_worker") is None},
+        ProtocolName.SPEC_WORKER: {m for m in contract.required_members() if excluded(m, release) is None},
+        ProtocolName.DRAFT_WORKER: {
+            m for m in _draft_needs(contract) if excluded(m, release, receiver="draft_worker") is None
+        },
     }
     members: dict[str, tuple[str, ...]] = {}
     whole: set[str] = set()
@@ -266,8 +262,8 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         members[protocol] = tuple(name for name in defined if name in wanted)
         if set(members[protocol]) == set(defined):
             whole.add(protocol)
-    every_definition = {m.name for m in protocol_definitions("SpecWorker")}
-    presence = tuple(sorted(required["SpecWorker"] - every_definition))
+    every_definition = {m.name for m in protocol_definitions(ProtocolName.SPEC_WORKER)}
+    presence = tuple(sorted(required[ProtocolName.SPEC_WORKER] - every_definition))
     notes: list[str] = []
     hooks = nominal_hooks(contract)
     shapes: dict[str, dict[str, CallShape]] = {}
@@ -280,7 +276,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         side = "before the oldest" if release_key(release) < release_key(OLDEST) else "after the newest"
         notes.append(
             f"sglang {release} is {side} supported release ({OLDEST} to {NEWEST}): checked against the contract "
-            f"read from its own source ({len(required['SpecWorker'])} members its scheduler calls)"
+            f"read from its own source ({len(required[ProtocolName.SPEC_WORKER])} members its scheduler calls)"
             + (f"; {', '.join(presence)}: no protocol defines it, checked for presence only" if presence else "")
         )
     return ReleaseTerms(
@@ -320,7 +316,7 @@ def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str], worker: s
     """
     built_in = worker in terms.built_in
     found: list[DraftNeed] = []
-    for member in terms.checked("SpecWorker"):
+    for member in terms.checked(ProtocolName.SPEC_WORKER):
         if member in overrides or member not in terms.defaults:
             continue
         seen: set[str] = set()

@@ -1,12 +1,16 @@
 """The harness stage: what the checkers need, prepared from discovery's findings.
 
-``_lines``        the generated harness module and the tag of each of its lines
-``_sites``        shadow copies of the modules that hold injection sites
-``_environment``  where the static checkers look: the stub overlay, the
-                  static view of site-packages, the cache
+``_lines``            the generated harness module and the tag of each of its lines
+``_protocol_source``  the protocols' own text as harness source (callback
+                      protocols, signatures as a release calls them, construction calls)
+``_sites``            shadow copies of the modules that hold injection sites
+``_environment``      where the static checkers look: the stub overlay, the
+                      static view of site-packages, the cache
 
 :func:`prepare` turns a :class:`~spec_protocols.gate._model.Discovery` into a
 :class:`CheckInput`, the one frozen value every checker's ``run`` receives.
+This module is the stage's face: the checkers (and the cache) use what it
+exports, never its modules.
 """
 
 from __future__ import annotations
@@ -18,15 +22,38 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._harness._environment import installed_packages, stub_overlay
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
-from spec_protocols.gate._harness._lines import Harness, build_harness, factory_keywords
-from spec_protocols.gate._harness._sites import SiteShadow, build_shadow
+from spec_protocols.gate._harness._environment import (
+    installed_packages,
+    library_root,
+    mypy_view,
+    static_view,
+    stub_overlay,
+    stub_source,
+)
+from spec_protocols.gate._harness._lines import Harness, LineKind, LineTag, build_harness
+from spec_protocols.gate._harness._sites import SITE_FUNCTION, SiteShadow, build_shadow, is_canary
 from spec_protocols.gate._model import Discovery
-from spec_protocols.gate._module_paths import find_module_file, search_path
-from spec_protocols.gate._paths import cache_dir
+from spec_protocols.gate._paths import cache_dir, search_path
+from spec_protocols.gate._source import find_module_file
+from spec_protocols.gate._roles import Construction
 
-__all__ = ["CheckInput", "StaticInput", "prepare"]
+__all__ = [
+    "SITE_FUNCTION",
+    "CheckInput",
+    "Harness",
+    "LineKind",
+    "LineTag",
+    "SiteShadow",
+    "StaticInput",
+    "build_harness",
+    "is_canary",
+    "library_root",
+    "mypy_view",
+    "prepare",
+    "static_view",
+    "stub_source",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +115,8 @@ def prepare(
     if not static:
         yield CheckInput(found, timeout, None, terms, sglang_root)
         return
-    factory = terms.draft_factory_keywords
-    keywords = factory if factory is not None else factory_keywords("DraftWorkerFactory")
-    shadow = build_shadow(found.sites, cache_dir(), keywords)
+    # A site is called as build_draft_tp_worker calls draft_worker_cls.
+    shadow = build_shadow(found.sites, cache_dir(), Construction.DRAFT_FACTORY.keywords(terms))
     site_modules: dict[str, list[str]] = {}
     for site in found.sites:
         site_modules.setdefault(site.module, []).append(site.target)

@@ -30,20 +30,25 @@ per member
     method's signature is the protocol's as that release calls it
     (:attr:`ReleaseTerms.call_shapes`, :func:`_as_called`).
 ``constructor``
-    How sglang builds the class: a spec worker as the scheduler does
+    How sglang builds the class, as its role says
+    (:mod:`spec_protocols.gate._roles`): a spec worker as the scheduler does
     (``SpecWorkerFactory``'s keywords), an injected class as
     ``build_draft_tp_worker`` does (``DraftWorkerFactory``'s). Reports a
     keyword the constructor cannot take and an abstract class. A draft worker
     that its own spec worker builds gets a bare ``C()`` of which only
     "abstract" errors count. A class that may be abstract (an intentional
-    base) gets a note instead of a failure for being abstract.
+    base) gets a note instead of a failure for being abstract, in a role that
+    excuses it.
 
-Injected draft worker classes also get ``_f: DraftWorkerFactory[InjectableDraftWorker] = C``.
+Injected draft worker classes also get ``_f: DraftWorkerFactory[InjectableDraftWorker] = C``
+(when the release passes the protocol's keywords).
 The module imports only the names its lines use, and writes a callback
 protocol only for a signature a line checks: a name that another member's
 signature uses may not exist in the release checked.
 Modules that hold injection sites are imported at the end, one line per site
 (their shadows are checked; see :mod:`spec_protocols.gate._harness._sites`).
+The protocols' own text (callback protocols, signatures as a release calls
+them, construction calls) is :mod:`spec_protocols.gate._harness._protocol_source`.
 
 The harness is built only from validated identifiers (module and class names
 that are Python identifiers) and from the protocol signatures in this
@@ -54,32 +59,34 @@ executed.
 from __future__ import annotations
 
 import ast
-import copy
 import enum
-import keyword
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from typing_extensions import Protocol
-
-from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
-from spec_protocols.gate._contract._terms import CallShape, ReleaseTerms, kept_default_needs, release_terms
-from spec_protocols.gate._model import Check, ClassRole, DiscoveredClass, GateError
+from spec_protocols._members import ProtocolMember
+from spec_protocols.gate._contract._terms import ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._harness._protocol_source import (
+    CallbackNames,
+    annotation_names,
+    as_called,
+    check_identifier,
+    factory_expected,
+    keyword_parameters,
+    protocol_members,
+)
+from spec_protocols.gate._model import Check, DiscoveredClass, ProtocolName
+from spec_protocols.gate._roles import Construction, RolePolicy, policy, policy_for, role_policies
 from spec_protocols.gate._signatures import describe_function
 
 __all__ = [
     "CANARY_MEMBER",
-    "SITE_FUNCTION",
     "Harness",
     "LineKind",
     "LineTag",
     "ProtocolMember",
     "build_harness",
-    "factory_keywords",
     "keyword_parameters",
     "protocol_members",
-    "site_call",
-    "site_helper_module",
 ]
 
 CANARY_MEMBER = "spec_protocols_canary_member"
@@ -132,58 +139,6 @@ class Harness:
     classes: Mapping[str, DiscoveredClass] = field(default_factory=dict[str, DiscoveredClass])
 
 
-def protocol_members(protocol: str, release: str | None = None) -> tuple[ProtocolMember, ...]:
-    """The members of a protocol for ``release``, with their source definitions
-    (see :func:`spec_protocols._members.protocol_definitions`); a GateError for
-    an unknown protocol."""
-    try:
-        return protocol_definitions(protocol, release)
-    except KeyError:
-        raise GateError(f"unknown protocol {protocol!r}") from None
-
-
-def _annotation_names() -> dict[str, str]:
-    """Each name the protocol annotations use -> the module to import it from."""
-    tree = protocols_ast()
-    origin: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                origin[alias.asname or alias.name] = node.module
-        elif isinstance(node, ast.ClassDef):
-            origin[node.name] = "spec_protocols._protocols"
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    origin[target.id] = "spec_protocols._protocols"
-    return origin
-
-
-def _bound_signature(cls_name: str, member: ProtocolMember) -> str:
-    """A callback protocol for ``w.member``: the method as an instance's caller
-    sees it, ``self`` removed.
-
-    Read on an instance, a method, a ``staticmethod`` and a ``classmethod``
-    all present the shape their callers meet, which is what the protocol
-    describes; read on the class object, the last two would be judged by a
-    shape nobody calls.
-    """
-    fn = copy.deepcopy(member.node)
-    args = fn.args
-    if args.posonlyargs:
-        args.posonlyargs = args.posonlyargs[1:]
-    else:
-        args.args = args.args[1:]
-    args.posonlyargs = [ast.arg(arg="_this"), *args.posonlyargs]
-    fn.name = "__call__"
-    fn.decorator_list = []
-    fn.body = [ast.Expr(value=ast.Constant(value=Ellipsis))]
-    cls = ast.ClassDef(name=cls_name, bases=[ast.Name(id="Protocol")], keywords=[], body=[fn], decorator_list=[])
-    if "type_params" in ast.ClassDef._fields:  # Python 3.12+ unparses it
-        setattr(cls, "type_params", [])
-    return ast.unparse(ast.fix_missing_locations(cls))
-
-
 #: The canaries' types. Nothing real is a ``_Canary``, returns a
 #: ``_CanaryResult`` or accepts eight ``_CanaryArg`` positionals and the
 #: ``spec_protocols_canary_kw`` keyword; so each canary line must error, and a
@@ -199,87 +154,6 @@ class _CanaryResult: ...
 class _Gradual(Protocol):
     def __call__(self, a1: _CanaryArg, a2: _CanaryArg, a3: _CanaryArg, a4: _CanaryArg, a5: _CanaryArg, a6: _CanaryArg, a7: _CanaryArg, a8: _CanaryArg, /, *, spec_protocols_canary_kw: _CanaryArg) -> _CanaryResult: ...
 """
-
-
-def _check_identifier(dotted: str, what: str) -> None:
-    for part in dotted.split("."):
-        if not part.isidentifier() or keyword.iskeyword(part):
-            raise GateError(f"{dotted!r} is not a valid {what}; the gate only checks importable names")
-
-
-def _constructor_keywords(protocol: str) -> list[ast.arg]:
-    (call,) = protocol_members(protocol)
-    return call.node.args.kwonlyargs
-
-
-def keyword_parameters(factory: str, keywords: Sequence[str]) -> list[tuple[str, str]]:
-    """``(keyword, annotation)`` for each keyword a release passes to a
-    constructor: the factory protocol's annotation for the keywords it knows,
-    ``Any`` for one it does not (``ps``, which only releases before 0.5.21
-    pass): the line then checks that the constructor takes the keyword."""
-    known = {p.arg: ast.unparse(p.annotation) for p in _constructor_keywords(factory) if p.annotation is not None}
-    for keyword_name in keywords:
-        _check_identifier(keyword_name, "keyword")
-    return [(k, known.get(k, "Any")) for k in keywords]
-
-
-def factory_keywords(factory: str) -> tuple[str, ...]:
-    """The keywords a factory protocol's call takes, in its order."""
-    return tuple(p.arg for p in _constructor_keywords(factory))
-
-
-#: The prefix of the generated site helpers: ``<prefix>_<n>`` and ``<prefix>_<n>_canary``.
-SITE_FUNCTION = "spec_protocols_site"
-
-
-def site_call(number: int, expression: str, helper_alias: str, keywords: Sequence[str]) -> str:
-    """What an injection site's expression becomes in its shadow module.
-
-    The expression is *called* exactly as ``build_draft_tp_worker`` calls
-    ``draft_worker_cls`` (every keyword, with a value of its declared type):
-    both checkers then judge the call itself, where a protocol comparison
-    could be vacuous (mypy compares a ``functools.partial`` through typeshed's
-    gradual ``__call__``, but checks a call of one precisely). What the call
-    builds must be a ``DraftWorker``; the canary around it must error, or what
-    it builds is ``Any``.
-    """
-    passed = ", ".join(f"{k}={helper_alias}.{k}" for k in keywords)
-    built = f"({expression})({passed})"
-    return f"{helper_alias}.{SITE_FUNCTION}_{number}_canary({helper_alias}.{SITE_FUNCTION}_{number}({built}))"
-
-
-def site_helper_module(numbers: Sequence[int], keywords: Sequence[str]) -> str:
-    """The module the shadows import: typed stand-ins for the call's arguments
-    (the ``keywords`` the release passes), and one pair of functions per site
-    (see :func:`site_call`)."""
-    params = keyword_parameters("DraftWorkerFactory", keywords)
-    origin = _annotation_names()
-    used = sorted({n.id for _, a in params for n in ast.walk(ast.parse(a, mode="eval")) if isinstance(n, ast.Name)})
-    lines = [
-        "# Generated by spec-protocols: stand-ins for injection sites (see spec_protocols/gate/_harness/_sites.py).",
-        "from typing import Any, TypeVar",
-        "from typing_extensions import Protocol",
-        "from spec_protocols._protocols import InjectableDraftWorker",
-    ]
-    by_module: dict[str, list[str]] = {}
-    for name in used:
-        if name in origin:
-            by_module.setdefault(origin[name], []).append(name)
-    lines += [f"from {module} import {', '.join(names)}" for module, names in sorted(by_module.items())]
-    lines += [
-        "",
-        '_W = TypeVar("_W", bound=InjectableDraftWorker)',
-        "",
-        "class _Canary(Protocol):",
-        f"    def {CANARY_MEMBER}(self) -> None: ...",
-        "",
-    ]
-    lines += [f"{name}: {annotation}" for name, annotation in params]
-    lines.append("")
-    for n in numbers:
-        lines.append(f"def {SITE_FUNCTION}_{n}(built: _W, /) -> _W: ...")
-        lines.append(f"def {SITE_FUNCTION}_{n}_canary(built: _Canary, /) -> Any: ...")
-    return "\n".join(lines) + "\n"
 
 
 #: The class whose defaults a worker may keep, and so inherit their needs.
@@ -300,153 +174,260 @@ def build_harness(
     ``site_modules`` maps each module holding injection sites to the site
     targets in it; the harness imports those modules so that both checkers
     check them (their shadows, see :mod:`spec_protocols.gate._harness._sites`).
+
+    The module is written in three parts: the imports (of the names the
+    rest uses), the callback protocols of the signatures the lines check
+    (only those: a name another member's signature uses may not exist in
+    the release checked, as HiCacheDraftPlan in 0.5.5), and the lines.
     """
     terms = terms if terms is not None else release_terms(None)
-    pin = terms.pin
-    # The module is written in three parts: the imports (of the names the
-    # rest uses), the callback protocols of the signatures the lines check
-    # (only those: a name another member's signature uses may not exist in
-    # the release checked, as HiCacheDraftPlan in 0.5.5), and the lines.
-    lines: list[str] = []
-    tags: dict[int, LineTag] = {}
-    checks: list[Check] = []
-
-    def emit(text: str, tag: LineTag | None = None) -> None:
-        lines.append(text)
-        if tag is not None:
-            tags[len(lines)] = tag
-
-    protocols_used = sorted({role.protocol for c in classes for role in c.roles})
-    # DraftWorker's signatures also check what a kept default needs of a draft worker.
-    # ... and the capabilities that write the hooks a BaseSpecWorker subclass
-    # is called with (terms.nominal_hooks).
-    signatures = sorted({*protocols_used, "DraftWorker", *terms.nominal_hooks.values()} - {"DraftWorkerFactory"})
-    definitions: dict[str, dict[str, ProtocolMember]] = {}
-    for protocol in signatures:
-        shapes = terms.call_shapes.get(protocol, {})
-        definitions[protocol] = {
-            m.name: _as_called(m, shapes[m.name]) if m.name in shapes and not m.is_property else m
-            for m in protocol_members(protocol, pin if protocol == "SpecWorker" else None)
-        }
-    bound = _CallbackNames(definitions)
-
-    draft_factory = terms.draft_factory_keywords
-    factory_line = draft_factory is None or set(draft_factory) == set(factory_keywords("DraftWorkerFactory"))
-    constructions = {
-        ClassRole.SPEC_WORKER: ("SpecWorkerFactory", terms.constructor_keywords),
-        ClassRole.INJECTED: ("DraftWorkerFactory", draft_factory if draft_factory is not None else factory_keywords("DraftWorkerFactory")),
-    }
-
+    definitions = _definitions(classes, terms)
+    bound = CallbackNames(definitions)
+    out = _Lines()
     for index, cls in enumerate(sorted(classes, key=lambda c: c.dotted)):
-        _check_identifier(cls.module, "module name")
-        _check_identifier(cls.qualname, "class name")
-        alias = f"_m{index}"
-        ref = f"{alias}.{cls.qualname}"
-        target = cls.dotted
-
-        def tag(
-            kind: LineKind,
-            check: Check | None = None,
-            member: str | None = None,
-            prop: bool = False,
-            need: str | None = None,
-            expected: str | None = None,
-        ) -> LineTag:
-            return LineTag(kind, target, check, member, prop, need, expected)
-
-        emit(f"import {cls.module} as {alias}", tag(LineKind.IMPORT))
-        emit(f"def _check_{index}(w: {ref}) -> None:", tag(LineKind.IMPORT))
-        # An attribute no class has, read on an instance: silent only when the
-        # class has a __getattr__ (a protocol assignment would not tell: pyright
-        # matches protocols without __getattr__, but reads attributes with it).
-        emit(f"    w.{CANARY_MEMBER}", tag(LineKind.CANARY_INSTANCE))
-        emit(f"    {ref}.{CANARY_MEMBER}", tag(LineKind.CANARY_CLASS))
-        for check in cls.checks:
-            checks.append(check)
-            p = check.protocol
-            if p == "DraftWorkerFactory":
-                if factory_line:
-                    expected = _factory_expected("DraftWorkerFactory", None, "InjectableDraftWorker")
-                    emit(
-                        f"    _f: DraftWorkerFactory[InjectableDraftWorker] = {ref}",
-                        tag(LineKind.FACTORY, check, "__init__", expected=expected),
-                    )
-                continue
-            if p in terms.whole:
-                emit(f"    _p_{p}: {p} = w", tag(LineKind.PROTOCOL, check))
-            for n, name in enumerate(terms.checked(p)):
-                member = definitions[p][name]
-                prop = member.is_property
-                # The member as the protocol writes it, for the reader.
-                written = describe_function(p, member.node)
-                emit(f"    {ref}.{name}", tag(LineKind.MEMBER, check, name, prop, expected=written))
-                emit(f"    _a{n}_{p}: _Canary = {ref}.{name}", tag(LineKind.MEMBER_ANY, check, name, prop))
-                if prop:
-                    assert member.node.returns is not None
-                    annotation = ast.unparse(member.node.returns)
-                    emit(f"    _t{n}_{p}: {annotation} = w.{name}", tag(LineKind.MEMBER_TYPE, check, name, prop, expected=written))
-                else:
-                    emit(
-                        f"    _u{n}_{p}: {bound[(p, name)]} = w.{name}",
-                        tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
-                    )
-                    emit(f"    _g{n}_{p}: _Gradual = w.{name}", tag(LineKind.MEMBER_GRADUAL, check, name))
-            if p == "SpecWorker":
-                for name in terms.presence:
-                    _check_identifier(name, "member name")
-                    emit(f"    {ref}.{name}", tag(LineKind.MEMBER, check, name))
-                    emit(f"    w.{name}", tag(LineKind.MEMBER_PRESENT, check, name))
-                _emit_hooks(emit, tag, check, cls, terms, definitions, bound)
-                _emit_needs(emit, tag, check, cls, terms, definitions["DraftWorker"], bound)
-        # How sglang builds it. A spec worker: the scheduler's constructor
-        # call; an injected class: build_draft_tp_worker's. Both report an
-        # abstract class, and a keyword the constructor cannot take. A draft
-        # worker that its own spec worker builds (with arguments of its own)
-        # gets a bare call, of which only "abstract" errors count.
-        for role, (factory, keywords) in constructions.items():
-            if role not in cls.roles:
-                continue
-            params = keyword_parameters(factory, keywords)
-            signature = ", ".join(f"{k}: {annotation}" for k, annotation in params)
-            passed = ", ".join(f"{k}={k}" for k, _ in params)
-            check = Check(target, role.protocol)
-            # Without the factory line (a release whose keywords differ from
-            # DraftWorkerFactory's), what the call builds is checked here.
-            built = "_b: InjectableDraftWorker = " if role is ClassRole.INJECTED and not factory_line else ""
-            expected = _factory_expected(factory, params, "InjectableDraftWorker" if role is ClassRole.INJECTED else None)
-            # A release that passes no keyword (or a draft factory that passes
-            # none) is called with none: `(*, )` is not Python.
-            parameters = f"*, {signature}" if params else ""
-            emit(
-                f"def _construct_{index}_{role.value}({parameters}) -> None:",
-                tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected),
-            )
-            emit(f"    {built}{ref}({passed})", tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected))
-        if ClassRole.DRAFT_WORKER in cls.roles and ClassRole.INJECTED not in cls.roles:
-            check = Check(target, "DraftWorker")
-            emit(f"def _abstract_{index}() -> None:", tag(LineKind.ABSTRACT, check, "__init__"))
-            emit(f"    {ref}()", tag(LineKind.ABSTRACT, check, "__init__"))
-        emit("")
-
+        _ClassLines(out, index, cls, terms, definitions, bound).write()
     for index, (module, targets) in enumerate(sorted((site_modules or {}).items())):
-        _check_identifier(module, "module name")
+        check_identifier(module, "module name")
         for site_target in targets:
             # One line per site, so that an import error reaches each of them.
-            emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
+            out.emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
 
-    callbacks: list[str] = []
-    for (protocol, name), callback in bound.requested.items():
-        callbacks.extend(_bound_signature(callback, definitions[protocol][name]).splitlines())
-        callbacks.append("")
-    head = _head([_CANARY_TYPES, *callbacks, *lines])
+    callbacks = bound.callbacks()
+    head = _head([_CANARY_TYPES, *callbacks, *out.lines])
     head += _CANARY_TYPES.splitlines()
     head.append("")
     head += callbacks
-    text = "\n".join([*head, *lines]) + "\n"
-    shifted = {n + len(head): t for n, t in tags.items()}
+    text = "\n".join([*head, *out.lines]) + "\n"
+    shifted = {n + len(head): t for n, t in out.tags.items()}
     may_be_abstract = frozenset(c.dotted for c in classes if c.may_be_abstract)
     by_target = {c.dotted: c for c in classes}
-    return Harness(module_name, text, shifted, tuple(sorted(set(checks))), may_be_abstract, by_target)
+    return Harness(module_name, text, shifted, tuple(sorted(set(out.checks))), may_be_abstract, by_target)
+
+
+def _definitions(classes: Sequence[DiscoveredClass], terms: ReleaseTerms) -> dict[str, dict[str, ProtocolMember]]:
+    """The members whose signatures the lines check, by protocol, as the release calls them.
+
+    The protocols the classes' roles hold them to, member by member; the
+    draft worker's, for what a kept default needs of it; and the
+    capabilities that write the hooks a BaseSpecWorker subclass is called
+    with (``terms.nominal_hooks``).
+    """
+    held = {p.members for c in classes for p in map(policy, c.roles) if p.members is not None}
+    definitions: dict[str, dict[str, ProtocolMember]] = {}
+    for protocol in sorted({*held, ProtocolName.DRAFT_WORKER, *terms.nominal_hooks.values()}):
+        shapes = terms.call_shapes.get(protocol, {})
+        definitions[protocol] = {
+            m.name: as_called(m, shapes[m.name]) if m.name in shapes and not m.is_property else m
+            for m in protocol_members(protocol, terms.pin)
+        }
+    return definitions
+
+
+class _Lines:
+    """The harness's lines as they are written, with the tag of each that has one."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.tags: dict[int, LineTag] = {}
+        self.checks: list[Check] = []
+
+    def emit(self, text: str, tag: LineTag | None = None) -> None:
+        self.lines.append(text)
+        if tag is not None:
+            self.tags[len(self.lines)] = tag
+
+
+class _ClassLines:
+    """The lines of one class: every line belongs to it, so it never changes another's verdict."""
+
+    def __init__(
+        self,
+        out: _Lines,
+        index: int,
+        cls: DiscoveredClass,
+        terms: ReleaseTerms,
+        definitions: Mapping[str, Mapping[str, ProtocolMember]],
+        bound: Mapping[tuple[str, str], str],
+    ) -> None:
+        check_identifier(cls.module, "module name")
+        check_identifier(cls.qualname, "class name")
+        self.out = out
+        self.index = index
+        self.cls = cls
+        self.terms = terms
+        self.definitions = definitions
+        self.bound = bound
+        self.alias = f"_m{index}"
+        self.ref = f"{self.alias}.{cls.qualname}"
+
+    def tag(
+        self,
+        kind: LineKind,
+        check: Check | None = None,
+        member: str | None = None,
+        prop: bool = False,
+        need: str | None = None,
+        expected: str | None = None,
+    ) -> LineTag:
+        return LineTag(kind, self.cls.dotted, check, member, prop, need, expected)
+
+    def emit(self, text: str, tag: LineTag | None = None) -> None:
+        self.out.emit(text, tag)
+
+    def write(self) -> None:
+        cls, ref = self.cls, self.ref
+        self.emit(f"import {cls.module} as {self.alias}", self.tag(LineKind.IMPORT))
+        self.emit(f"def _check_{self.index}(w: {ref}) -> None:", self.tag(LineKind.IMPORT))
+        # An attribute no class has, read on an instance: silent only when the
+        # class has a __getattr__ (a protocol assignment would not tell: pyright
+        # matches protocols without __getattr__, but reads attributes with it).
+        self.emit(f"    w.{CANARY_MEMBER}", self.tag(LineKind.CANARY_INSTANCE))
+        self.emit(f"    {ref}.{CANARY_MEMBER}", self.tag(LineKind.CANARY_CLASS))
+        for check in cls.checks:
+            self.out.checks.append(check)
+            self.write_check(check, policy_for(check.protocol))
+        # How sglang builds it, as each of its roles says (spec_protocols.gate._roles).
+        roles = [p for p in role_policies() if p.role in cls.roles]
+        for role in roles:
+            if role.construction is not None:
+                self.write_construction(role, role.construction)
+        for role in roles:
+            if role.bare_construction(cls.roles):
+                # Its own spec worker builds it, with arguments of its own:
+                # of a bare call, only "abstract" errors count.
+                check = Check(cls.dotted, role.protocol)
+                self.emit(f"def _abstract_{self.index}() -> None:", self.tag(LineKind.ABSTRACT, check, "__init__"))
+                self.emit(f"    {ref}()", self.tag(LineKind.ABSTRACT, check, "__init__"))
+        self.emit("")
+
+    def write_check(self, check: Check, role: RolePolicy) -> None:
+        """The lines of ``check``: its protocol's members, one by one, or its construction as a whole."""
+        p = role.members
+        if p is None:
+            # Held to its construction: the class object as the factory
+            # protocol, where the release passes the protocol's keywords
+            # (otherwise the construction line checks what it builds).
+            construction = role.construction
+            if construction is not None and construction.as_protocol_writes(self.terms):
+                factory, builds = construction.factory, construction.builds
+                expected = factory_expected(factory, None, builds)
+                annotation = f"{factory}[{builds}]" if builds is not None else str(factory)
+                self.emit(f"    _f: {annotation} = {self.ref}", self.tag(LineKind.FACTORY, check, "__init__", expected=expected))
+            return
+        if p in self.terms.whole:
+            self.emit(f"    _p_{p}: {p} = w", self.tag(LineKind.PROTOCOL, check))
+        for n, name in enumerate(self.terms.checked(p)):
+            self.write_member(check, p, n, self.definitions[p][name])
+        if role.inherits_defaults:
+            for name in self.terms.presence:
+                check_identifier(name, "member name")
+                self.emit(f"    {self.ref}.{name}", self.tag(LineKind.MEMBER, check, name))
+                self.emit(f"    w.{name}", self.tag(LineKind.MEMBER_PRESENT, check, name))
+            self.write_hooks(check)
+            self.write_needs(check)
+
+    def write_member(self, check: Check, p: str, n: int, member: ProtocolMember) -> None:
+        name, prop, ref = member.name, member.is_property, self.ref
+        # The member as the protocol writes it, for the reader.
+        written = describe_function(p, member.node)
+        self.emit(f"    {ref}.{name}", self.tag(LineKind.MEMBER, check, name, prop, expected=written))
+        self.emit(f"    _a{n}_{p}: _Canary = {ref}.{name}", self.tag(LineKind.MEMBER_ANY, check, name, prop))
+        if prop:
+            assert member.node.returns is not None
+            annotation = ast.unparse(member.node.returns)
+            self.emit(f"    _t{n}_{p}: {annotation} = w.{name}", self.tag(LineKind.MEMBER_TYPE, check, name, prop, expected=written))
+        else:
+            self.emit(
+                f"    _u{n}_{p}: {self.bound[(p, name)]} = w.{name}",
+                self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
+            )
+            self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
+
+    def write_construction(self, role: RolePolicy, construction: Construction) -> None:
+        """The call sglang makes to build the class in ``role``: a keyword the
+        constructor cannot take, and an abstract class, are errors on it."""
+        factory, builds = construction.factory, construction.builds
+        params = keyword_parameters(factory, construction.keywords(self.terms))
+        signature = ", ".join(f"{k}: {annotation}" for k, annotation in params)
+        passed = ", ".join(f"{k}={k}" for k, _ in params)
+        check = Check(self.cls.dotted, role.protocol)
+        # Without the factory line (a release whose keywords differ from the
+        # factory protocol's), what the call builds is checked here.
+        whole = role.members is None and construction.as_protocol_writes(self.terms)
+        built = f"_b: {builds} = " if builds is not None and not whole else ""
+        expected = factory_expected(factory, params, builds)
+        # A release that passes no keyword (or a draft factory that passes
+        # none) is called with none: `(*, )` is not Python.
+        parameters = f"*, {signature}" if params else ""
+        tag = self.tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected)
+        self.emit(f"def _construct_{self.index}_{role.role.value}({parameters}) -> None:", tag)
+        self.emit(f"    {built}{self.ref}({passed})", tag)
+
+    def write_hooks(self, check: Check) -> None:
+        """The hooks sglang calls only on a ``BaseSpecWorker`` (behind
+        ``isinstance(w, BaseSpecWorker)``), where this class writes its own.
+
+        Such a class always passes the guard, so its version is called exactly as
+        the capability protocol writes it (``note_request_finished(rid=...,
+        natural_stop=...)``); one it keeps is BaseSpecWorker's, which fits.
+        """
+        cls = self.cls
+        if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
+            return
+        for n, (name, capability) in enumerate(sorted(self.terms.nominal_hooks.items())):
+            if name not in cls.overrides:
+                continue
+            check_identifier(name, "member name")
+            member = self.definitions[capability][name]
+            written = describe_function(capability, member.node)
+            self.emit(
+                f"    _h{n}: {self.bound[(capability, name)]} = w.{name}",
+                self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
+            )
+            self.emit(f"    _hg{n}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
+
+    def write_needs(self, check: Check) -> None:
+        """The draft worker's side of the ``BaseSpecWorker`` defaults the class keeps.
+
+        The draft worker is read as those defaults read it: ``self.draft_worker``
+        where the class defines that property, else ``self._draft_worker`` (what
+        ``BaseSpecWorker.draft_worker`` returns; its declared type, a union with
+        ``TpModelWorker``, would make every need of an EAGLE draft fail). A silent
+        canary means the draft worker is ``Any`` to the checker: a note, since the
+        members the class itself defines were checked above.
+        """
+        cls = self.cls
+        if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
+            return
+        needs = kept_default_needs(self.terms, cls.overrides, cls.dotted)
+        if not needs:
+            return
+        draft_members = self.definitions[ProtocolName.DRAFT_WORKER]
+        source = "draft_worker" if "draft_worker" in cls.overrides else "_draft_worker"
+        how = f"self.{source}" + ("" if source == "draft_worker" else " (set it in __init__; None when there is none)")
+        self.emit(f"    _dw = w.{source}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
+        self.emit("    _dw_any: _Canary = _dw", self.tag(LineKind.NEEDS_ANY, check, "draft_worker", need=source))
+        self.emit("    if _dw is not None:", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
+        for n, need in enumerate(needs):
+            check_identifier(need.member, "member name")
+            through = f" (through {', '.join(need.via[1:])})" if len(need.via) > 1 else ""
+            # Overriding any default on the way cuts the chain (the one nearest the
+            # draft worker, e.g. _draft_model_runners, covers every kept default
+            # that goes through it).
+            instead = f" (or {', or '.join(need.via[1:])})" if len(need.via) > 1 else ""
+            words = (
+                f"inherits BaseSpecWorker.{need.default}, which uses draft_worker.{need.member}{through}; override "
+                f"{need.default}{instead}, or give the draft worker {need.member}"
+            )
+            definition = draft_members.get(need.member)
+            if definition is None:
+                line = f"        _dw.{need.member}"
+            elif definition.is_property:
+                assert definition.node.returns is not None
+                line = f"        _n{n}: {ast.unparse(definition.node.returns)} = _dw.{need.member}"
+            else:
+                line = f"        _n{n}: {self.bound[(ProtocolName.DRAFT_WORKER, need.member)]} = _dw.{need.member}"
+            self.emit(line, self.tag(LineKind.NEEDS, check, need.default, need=words))
 
 
 #: What the harness imports itself, whatever the lines use.
@@ -464,7 +445,7 @@ def _head(parts: Sequence[str]) -> list[str]:
     used = {n.id for n in ast.walk(ast.parse("\n".join(parts))) if isinstance(n, ast.Name)}
     used -= {"Any", "Protocol"}  # imported by the header
     by_module: dict[str, list[str]] = {}
-    for name, module in sorted(_annotation_names().items()):
+    for name, module in sorted(annotation_names().items()):
         # Private names (the factory's TypeVar) never appear in generated lines.
         if name in used and not name.startswith("_"):
             by_module.setdefault(module, []).append(name)
@@ -472,161 +453,3 @@ def _head(parts: Sequence[str]) -> list[str]:
     head += [f"from {module} import {', '.join(sorted(names))}" for module, names in sorted(by_module.items())]
     head.append("")
     return head
-
-
-class _CallbackNames(dict[tuple[str, str], str]):
-    """``(protocol, member)`` -> the name of its callback protocol in the
-    harness (``_SpecWorker__forward_batch_generation``); each one asked for is
-    written, once, in the order first asked (:attr:`requested`)."""
-
-    def __init__(self, definitions: Mapping[str, Mapping[str, ProtocolMember]]) -> None:
-        super().__init__()
-        self._definitions = definitions
-        self.requested: dict[tuple[str, str], str] = {}
-
-    def __missing__(self, key: tuple[str, str]) -> str:
-        protocol, member = key
-        if member not in self._definitions.get(protocol, {}):
-            raise KeyError(key)
-        name = self.requested[key] = self[key] = f"_{protocol}__{member}"
-        return name
-
-
-def _as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
-    """``member``'s signature as the release checked calls it (``shape``; see
-    :attr:`ReleaseTerms.call_shapes`): the positionals it passes, positional
-    only (those not every call passes take a default), and the keywords it
-    passes (required where every call passes them), each annotated as the
-    protocol annotates it, ``Any`` where the protocol has no such parameter.
-    The return type is the protocol's.
-
-    0.5.5 calls ``forward_batch_generation(batch)``: a worker written for it
-    need not take 0.5.23's ``on_publish=``; 0.5.12 calls
-    ``on_verify_complete_cpu(counts)``, without ``batch_size=``.
-    """
-    fn = copy.deepcopy(member.node)
-    args = fn.args
-    positional = [*args.posonlyargs, *args.args]
-    this, rest = positional[0], positional[1:]
-    known = {a.arg: a.annotation for a in (*rest, *args.kwonlyargs)}
-    fewest, most = shape.positional
-    passed = [rest[i] if i < len(rest) else ast.arg(arg=f"_arg{i}", annotation=ast.Name(id="Any")) for i in range(most)]
-    # Positional only, as the release passes them (a worker may name them
-    # as it likes); ``self`` alone stays as the protocol writes it.
-    args.posonlyargs, args.args = ([this, *passed], []) if passed else ([], [this])
-    args.defaults = [ast.Constant(value=Ellipsis) for _ in range(most - fewest)]
-    names = (*shape.keywords, *shape.optional_keywords)
-    for name in names:
-        _check_identifier(name, "keyword")
-    args.kwonlyargs = [ast.arg(arg=k, annotation=copy.deepcopy(known.get(k)) or ast.Name(id="Any")) for k in names]
-    args.kw_defaults = [None if k in shape.keywords else ast.Constant(value=Ellipsis) for k in names]
-    args.vararg = None
-    args.kwarg = None
-    return ProtocolMember(member.name, member.is_property, ast.fix_missing_locations(fn))
-
-
-def _factory_expected(factory: str, params: Sequence[tuple[str, str]] | None, builds: str | None) -> str:
-    """The constructor call a factory protocol describes, for the reader:
-    ``DraftWorkerFactory.__call__(self, *, server_args: ServerArgs, ...) ->
-    InjectableDraftWorker``, with the keywords the release passes
-    (``params``; the protocol's own when None) and, for a protocol generic in
-    what it builds, the type the harness asks it to build (its TypeVar is a
-    private name no reader knows)."""
-    (call,) = protocol_members(factory)
-    node = copy.deepcopy(call.node)
-    if params is not None:
-        node.args.kwonlyargs = [ast.arg(arg=k, annotation=ast.parse(a, mode="eval").body) for k, a in params]
-        node.args.kw_defaults = [None] * len(params)
-    if builds is not None:
-        node.returns = ast.Name(id=builds)
-    return describe_function(factory, node)
-
-
-class _Tagger(Protocol):
-    def __call__(
-        self,
-        kind: LineKind,
-        check: Check | None = None,
-        member: str | None = None,
-        prop: bool = False,
-        need: str | None = None,
-        expected: str | None = None,
-    ) -> LineTag: ...
-
-
-def _emit_hooks(
-    emit: Callable[[str, LineTag | None], None],
-    tag: _Tagger,
-    check: Check,
-    cls: DiscoveredClass,
-    terms: ReleaseTerms,
-    definitions: Mapping[str, Mapping[str, ProtocolMember]],
-    bound: Mapping[tuple[str, str], str],
-) -> None:
-    """The hooks sglang calls only on a ``BaseSpecWorker`` (behind
-    ``isinstance(w, BaseSpecWorker)``), where this class writes its own.
-
-    Such a class always passes the guard, so its version is called exactly as
-    the capability protocol writes it (``note_request_finished(rid=...,
-    natural_stop=...)``); one it keeps is BaseSpecWorker's, which fits.
-    """
-    if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
-        return
-    for n, (name, capability) in enumerate(sorted(terms.nominal_hooks.items())):
-        if name not in cls.overrides:
-            continue
-        _check_identifier(name, "member name")
-        member = definitions[capability][name]
-        written = describe_function(capability, member.node)
-        emit(f"    _h{n}: {bound[(capability, name)]} = w.{name}", tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written))
-        emit(f"    _hg{n}: _Gradual = w.{name}", tag(LineKind.MEMBER_GRADUAL, check, name))
-
-
-def _emit_needs(
-    emit: Callable[[str, LineTag | None], None],
-    tag: _Tagger,
-    check: Check,
-    cls: DiscoveredClass,
-    terms: ReleaseTerms,
-    draft_members: Mapping[str, ProtocolMember],
-    bound: Mapping[tuple[str, str], str],
-) -> None:
-    """The draft worker's side of the ``BaseSpecWorker`` defaults the class keeps.
-
-    The draft worker is read as those defaults read it: ``self.draft_worker``
-    where the class defines that property, else ``self._draft_worker`` (what
-    ``BaseSpecWorker.draft_worker`` returns; its declared type, a union with
-    ``TpModelWorker``, would make every need of an EAGLE draft fail). A silent
-    canary means the draft worker is ``Any`` to the checker: a note, since the
-    members the class itself defines were checked above.
-    """
-    if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
-        return
-    needs = kept_default_needs(terms, cls.overrides, cls.dotted)
-    if not needs:
-        return
-    source = "draft_worker" if "draft_worker" in cls.overrides else "_draft_worker"
-    how = f"self.{source}" + ("" if source == "draft_worker" else " (set it in __init__; None when there is none)")
-    emit(f"    _dw = w.{source}", tag(LineKind.NEEDS, check, "draft_worker", need=how))
-    emit("    _dw_any: _Canary = _dw", tag(LineKind.NEEDS_ANY, check, "draft_worker", need=source))
-    emit("    if _dw is not None:", tag(LineKind.NEEDS, check, "draft_worker", need=how))
-    for n, need in enumerate(needs):
-        _check_identifier(need.member, "member name")
-        through = f" (through {', '.join(need.via[1:])})" if len(need.via) > 1 else ""
-        # Overriding any default on the way cuts the chain (the one nearest the
-        # draft worker, e.g. _draft_model_runners, covers every kept default
-        # that goes through it).
-        instead = f" (or {', or '.join(need.via[1:])})" if len(need.via) > 1 else ""
-        words = (
-            f"inherits BaseSpecWorker.{need.default}, which uses draft_worker.{need.member}{through}; override "
-            f"{need.default}{instead}, or give the draft worker {need.member}"
-        )
-        definition = draft_members.get(need.member)
-        if definition is None:
-            line = f"        _dw.{need.member}"
-        elif definition.is_property:
-            assert definition.node.returns is not None
-            line = f"        _n{n}: {ast.unparse(definition.node.returns)} = _dw.{need.member}"
-        else:
-            line = f"        _n{n}: {bound[('DraftWorker', need.member)]} = _dw.{need.member}"
-        emit(line, tag(LineKind.NEEDS, check, need.default, need=words))

@@ -1,0 +1,186 @@
+"""The protocols' own source, turned into harness text.
+
+Everything the harness writes about a protocol comes from its definition in
+``spec_protocols/_protocols.py`` (read with ``ast``, never evaluated, so that
+no sglang name is imported): the callback protocol of a member's signature,
+that signature as a release outside the supported range calls it, the
+keywords of a construction call with their annotations, and the names those
+annotations need imported. Only validated identifiers are spliced in
+(:func:`check_identifier`), so no target name can inject code.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import keyword
+from collections.abc import Mapping, Sequence
+from functools import cache
+
+from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
+from spec_protocols.gate._contract._terms import CallShape
+from spec_protocols.gate._model import GateError
+from spec_protocols.gate._signatures import describe_function
+
+__all__ = [
+    "CallbackNames",
+    "annotation_names",
+    "as_called",
+    "bound_signature",
+    "check_identifier",
+    "factory_expected",
+    "keyword_parameters",
+    "protocol_members",
+]
+
+
+def check_identifier(dotted: str, what: str) -> None:
+    """A GateError unless every part of ``dotted`` is a Python identifier (and no keyword)."""
+    for part in dotted.split("."):
+        if not part.isidentifier() or keyword.iskeyword(part):
+            raise GateError(f"{dotted!r} is not a valid {what}; the gate only checks importable names")
+
+
+def protocol_members(protocol: str, release: str | None = None) -> tuple[ProtocolMember, ...]:
+    """The members of a protocol for ``release``, with their source definitions
+    (see :func:`spec_protocols._members.protocol_definitions`); a GateError for
+    an unknown protocol."""
+    try:
+        return protocol_definitions(protocol, release)
+    except KeyError:
+        raise GateError(f"unknown protocol {str(protocol)!r}") from None
+
+
+@cache
+def annotation_names() -> Mapping[str, str]:
+    """Each name the protocol annotations use -> the module to import it from."""
+    tree = protocols_ast()
+    origin: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                origin[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.ClassDef):
+            origin[node.name] = "spec_protocols._protocols"
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    origin[target.id] = "spec_protocols._protocols"
+    return origin
+
+
+def bound_signature(cls_name: str, member: ProtocolMember) -> str:
+    """A callback protocol for ``w.member``: the method as an instance's caller
+    sees it, ``self`` removed.
+
+    Read on an instance, a method, a ``staticmethod`` and a ``classmethod``
+    all present the shape their callers meet, which is what the protocol
+    describes; read on the class object, the last two would be judged by a
+    shape nobody calls.
+    """
+    fn = copy.deepcopy(member.node)
+    args = fn.args
+    if args.posonlyargs:
+        args.posonlyargs = args.posonlyargs[1:]
+    else:
+        args.args = args.args[1:]
+    args.posonlyargs = [ast.arg(arg="_this"), *args.posonlyargs]
+    fn.name = "__call__"
+    fn.decorator_list = []
+    fn.body = [ast.Expr(value=ast.Constant(value=Ellipsis))]
+    cls = ast.ClassDef(name=cls_name, bases=[ast.Name(id="Protocol")], keywords=[], body=[fn], decorator_list=[])
+    if "type_params" in ast.ClassDef._fields:  # Python 3.12+ unparses it
+        setattr(cls, "type_params", [])
+    return ast.unparse(ast.fix_missing_locations(cls))
+
+
+class CallbackNames(dict[tuple[str, str], str]):
+    """``(protocol, member)`` -> the name of its callback protocol in the
+    harness (``_SpecWorker__forward_batch_generation``); each one asked for is
+    written, once, in the order first asked (:attr:`requested`)."""
+
+    def __init__(self, definitions: Mapping[str, Mapping[str, ProtocolMember]]) -> None:
+        super().__init__()
+        self._definitions = definitions
+        self.requested: dict[tuple[str, str], str] = {}
+
+    def __missing__(self, key: tuple[str, str]) -> str:
+        protocol, member = key
+        if member not in self._definitions.get(protocol, {}):
+            raise KeyError(key)
+        name = self.requested[key] = self[key] = f"_{protocol}__{member}"
+        return name
+
+    def callbacks(self) -> list[str]:
+        """The callback protocols asked for, as harness lines, each followed by a blank line."""
+        lines: list[str] = []
+        for (protocol, name), callback in self.requested.items():
+            lines.extend(bound_signature(callback, self._definitions[protocol][name]).splitlines())
+            lines.append("")
+        return lines
+
+
+def as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
+    """``member``'s signature as the release checked calls it (``shape``; see
+    :attr:`ReleaseTerms.call_shapes`): the positionals it passes, positional
+    only (those not every call passes take a default), and the keywords it
+    passes (required where every call passes them), each annotated as the
+    protocol annotates it, ``Any`` where the protocol has no such parameter.
+    The return type is the protocol's.
+
+    0.5.5 calls ``forward_batch_generation(batch)``: a worker written for it
+    need not take 0.5.23's ``on_publish=``; 0.5.12 calls
+    ``on_verify_complete_cpu(counts)``, without ``batch_size=``.
+    """
+    fn = copy.deepcopy(member.node)
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    this, rest = positional[0], positional[1:]
+    known = {a.arg: a.annotation for a in (*rest, *args.kwonlyargs)}
+    fewest, most = shape.positional
+    passed = [rest[i] if i < len(rest) else ast.arg(arg=f"_arg{i}", annotation=ast.Name(id="Any")) for i in range(most)]
+    # Positional only, as the release passes them (a worker may name them
+    # as it likes); ``self`` alone stays as the protocol writes it.
+    args.posonlyargs, args.args = ([this, *passed], []) if passed else ([], [this])
+    args.defaults = [ast.Constant(value=Ellipsis) for _ in range(most - fewest)]
+    names = (*shape.keywords, *shape.optional_keywords)
+    for name in names:
+        check_identifier(name, "keyword")
+    args.kwonlyargs = [ast.arg(arg=k, annotation=copy.deepcopy(known.get(k)) or ast.Name(id="Any")) for k in names]
+    args.kw_defaults = [None if k in shape.keywords else ast.Constant(value=Ellipsis) for k in names]
+    args.vararg = None
+    args.kwarg = None
+    return ProtocolMember(member.name, member.is_property, ast.fix_missing_locations(fn))
+
+
+def _call(factory: str) -> ProtocolMember:
+    (call,) = protocol_members(factory)
+    return call
+
+
+def keyword_parameters(factory: str, keywords: Sequence[str]) -> list[tuple[str, str]]:
+    """``(keyword, annotation)`` for each keyword a release passes to a
+    constructor: the factory protocol's annotation for the keywords it knows,
+    ``Any`` for one it does not (``ps``, which only releases before 0.5.21
+    pass): the line then checks that the constructor takes the keyword."""
+    node = _call(factory).node
+    known = {p.arg: ast.unparse(p.annotation) for p in node.args.kwonlyargs if p.annotation is not None}
+    for keyword_name in keywords:
+        check_identifier(keyword_name, "keyword")
+    return [(k, known.get(k, "Any")) for k in keywords]
+
+
+def factory_expected(factory: str, params: Sequence[tuple[str, str]] | None, builds: str | None) -> str:
+    """The constructor call a factory protocol describes, for the reader:
+    ``DraftWorkerFactory.__call__(self, *, server_args: ServerArgs, ...) ->
+    InjectableDraftWorker``, with the keywords the release passes
+    (``params``; the protocol's own when None) and, for a protocol generic in
+    what it builds, the type the harness asks it to build (its TypeVar is a
+    private name no reader knows)."""
+    node = copy.deepcopy(_call(factory).node)
+    if params is not None:
+        node.args.kwonlyargs = [ast.arg(arg=k, annotation=ast.parse(a, mode="eval").body) for k, a in params]
+        node.args.kw_defaults = [None] * len(params)
+    if builds is not None:
+        node.returns = ast.Name(id=builds)
+    return describe_function(factory, node)
