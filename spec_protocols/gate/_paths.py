@@ -1,18 +1,23 @@
-"""Where the gate keeps things and how it tells an installation folder: one place for every stage.
+"""Where the gate keeps things, where it looks for modules, and how it tells an installation folder.
 
-Every stage that writes under the cache (the fetched sglang releases, the
-verdict cache, mypy's cache, the views and overlays) asks :func:`cache_dir`;
-every stage that must treat an installed package differently from a project
-folder asks :func:`in_installation`. Neither imports any other part of the
-gate, so the lowest stage (the contract) may use them.
+One place for every stage: every stage that writes under the cache (the
+fetched sglang releases, the verdict cache, mypy's cache, the views and
+overlays) asks :func:`cache_dir`; every stage that looks a module up without
+importing it searches :func:`search_path` (with
+:func:`~spec_protocols.gate._source.find_module_file`); every stage that must
+treat an installed package differently from a project folder asks
+:func:`in_installation`. Nothing here imports any other part of the gate, so
+the lowest stage (the contract) may use it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["cache_dir", "in_installation", "top_level_location"]
+__all__ = ["cache_dir", "in_installation", "interpreter_path", "search_path", "top_level_location"]
 
 
 def cache_dir() -> Path:
@@ -22,6 +27,33 @@ def cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "spec-protocols"
+
+
+def search_path(extra: Sequence[Path] = ()) -> list[str]:
+    """Where modules are looked up: ``extra``, the current directory (as
+    ``python -m`` would), then the interpreter's path (:func:`interpreter_path`)."""
+    return list(dict.fromkeys([*(str(p) for p in extra), str(Path.cwd()), *interpreter_path()]))
+
+
+def interpreter_path() -> list[str]:
+    """``sys.path`` without the folder of the program that started the gate.
+
+    Python puts that folder first: ``bin/`` for the console script (and for
+    pre-commit, which runs it), the current directory for ``python -m``.
+    What the gate finds, and so every key of the verdict cache, must not
+    depend on how it was started, so that folder is left out (the current
+    directory is searched anyway); the runtime checker's probe, a program of
+    its own, does not see it either.
+    """
+    entries = [p for p in sys.path if p]
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if sys.path and sys.path[0] and main_file is not None:
+        try:
+            if Path(sys.path[0]).resolve() == Path(main_file).resolve().parent:
+                entries = entries[1:]
+        except OSError:
+            pass
+    return entries
 
 
 def in_installation(path: Path) -> bool:

@@ -49,8 +49,8 @@ from spec_protocols.gate._model import (
     SglangChecked,
     Verdict,
 )
-from spec_protocols.gate._module_paths import find_module_file, search_path
-from spec_protocols.gate._paths import cache_dir, in_installation
+from spec_protocols.gate._paths import cache_dir, in_installation, search_path
+from spec_protocols.gate._source import find_module_file
 from spec_protocols.gate._verdicts import combine
 
 __all__ = ["DEFAULT_TARGET", "default_targets", "run_gate"]

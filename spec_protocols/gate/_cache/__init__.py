@@ -90,8 +90,7 @@ from spec_protocols.gate._discovery import SourceReads
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._harness._environment import library_root, stub_source
 from spec_protocols.gate._model import CheckerOutcome, Discovery, GateError, ResolvedTarget
-from spec_protocols.gate._module_paths import search_path
-from spec_protocols.gate._paths import in_installation
+from spec_protocols.gate._paths import in_installation, search_path
 
 __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
 

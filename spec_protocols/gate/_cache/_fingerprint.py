@@ -48,11 +48,11 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any, cast
 
 from spec_protocols.gate._paths import in_installation
+from spec_protocols.gate._source import module_locations
 
 __all__ = [
     "ENVIRONMENT_PREFIXES",
@@ -245,8 +245,7 @@ def write_json(path: Path, data: object) -> None:
 
 def locate(name: str, search: Iterable[str]) -> Path | None:
     """Where top-level module ``name`` would be imported from: a package's
-    folder, a module's file (of any kind: an extension module too), or None.
-    ``PathFinder`` only reads directories."""
+    folder, a module's file (of any kind: an extension module too), or None."""
     found = locations(name, search)
     return found[0] if found else None
 
@@ -255,16 +254,9 @@ def locations(name: str, search: Iterable[str]) -> list[Path] | None:
     """Everything top-level module ``name`` would be imported from: a
     package's folder, every portion of a namespace package (its submodules
     may be in any), a module's file; ``[]`` for a built-in or frozen module,
-    None when it is not found."""
-    try:
-        spec = PathFinder.find_spec(name, list(search))
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return [Path(p) for p in spec.submodule_search_locations]
-    return [Path(spec.origin)] if spec.origin and spec.origin not in ("built-in", "frozen") else []
+    None when it is not found. Found by the gate's one locator
+    (:func:`~spec_protocols.gate._source.module_locations`)."""
+    return module_locations(name, search)
 
 
 @cache

@@ -5,8 +5,8 @@ The contract of a release is read from that release's own source
 three places, each an :class:`SglangSource` (``origin``):
 
 ``installed``  the sglang the import system would find (located with
-               ``PathFinder``, as :mod:`~spec_protocols.gate._module_paths`
-               does for the gate: no ``__init__`` runs)
+               ``PathFinder``, as :mod:`~spec_protocols.gate._source` locates
+               every module for the gate: no ``__init__`` runs)
 ``path``       a folder holding ``sglang/``, the ``sglang/`` folder itself,
                or a wheel file (unpacked into the gate's cache)
 ``fetched``    a release downloaded with ``pip download --no-deps`` into the
@@ -60,7 +60,8 @@ from typing import Literal
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, version_order
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import cache_dir as gate_cache_dir
-from spec_protocols.gate._module_paths import find_module_file, search_path
+from spec_protocols.gate._paths import search_path
+from spec_protocols.gate._source import find_module_file
 
 __all__ = [
     "Origin",

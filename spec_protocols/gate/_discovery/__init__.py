@@ -1,11 +1,14 @@
 """Discovery, the first stage: what to check, found by reading source only.
 
-Three rooms, one job each, in the order the data flows:
+Rooms, one job each, in the order the data flows:
 
 ``_targets``       locating a TARGET on disk: which modules it names, walking
                    packages the way the import system sees them
-``_source_index``  reading modules with ``ast``: what each module binds at
-                   import time, and what a name resolves to
+``_source_index``  what each module binds at import time, and what a name
+                   resolves to (the source itself is read with the gate's one
+                   toolkit, :mod:`spec_protocols.gate._source`)
+``_injections``    every value given to ``draft_worker_cls``, and what it is
+``_members``       where a class gets each member (its body, or a base, in MRO order)
 ``_selection``     choosing the classes to check and their roles, the
                    injection sites, and what to note
 

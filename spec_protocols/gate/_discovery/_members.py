@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from spec_protocols.gate._discovery._source_index import SourceIndex, static_truth
+from spec_protocols.gate._discovery._source_index import SourceIndex
 from spec_protocols.gate._model import MemberDefinition
+from spec_protocols.gate._source import statements
 from spec_protocols.gate._signatures import describe_statement
 
 __all__ = ["member_definitions"]
@@ -59,7 +60,9 @@ def _bindings(body: Iterable[ast.stmt]) -> Iterator[tuple[str, ast.stmt]]:
     """``(name, statement)`` for each name a class body binds, in source
     order, in every branch the interpreter may run (a branch both checkers
     evaluate as false is left out)."""
-    for stmt in body:
+    for stmt, false_branch in statements(body):
+        if false_branch is not None:
+            continue
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             yield stmt.name, stmt
         elif isinstance(stmt, ast.Assign):
@@ -68,17 +71,6 @@ def _bindings(body: Iterable[ast.stmt]) -> Iterator[tuple[str, ast.stmt]]:
                     yield target.id, stmt
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             yield stmt.target.id, stmt
-        elif isinstance(stmt, ast.If):
-            truth = static_truth(stmt.test)
-            if truth is not False:
-                yield from _bindings(stmt.body)
-            if truth is not True:
-                yield from _bindings(stmt.orelse)
-        elif isinstance(stmt, ast.Try | ast.With):
-            for block in ("body", "orelse", "finalbody"):
-                yield from _bindings(getattr(stmt, block, []))
-            for handler in getattr(stmt, "handlers", []):
-                yield from _bindings(handler.body)
 
 
 def member_definitions(index: SourceIndex, qualified: str, roots: frozenset[str]) -> tuple[MemberDefinition, ...]:

@@ -16,12 +16,14 @@ Any other expression injected as ``draft_worker_cls`` (``self.attr``, a
 ``functools.partial``, a factory function, a lambda, a class defined in a
 function, a conditional expression) is an :class:`InjectionSite`: discovery
 does not try to understand it; the static checkers judge it in place
-(:mod:`spec_protocols.gate._harness._sites`). Injections are found wherever the name
-``draft_worker_cls`` is given a value: a call keyword, a ``**{...}`` or any
-dict literal key, a ``x["draft_worker_cls"] = ...`` assignment, a class
-attribute, a parameter default. A parameter forwarded unchanged
-(``draft_worker_cls=draft_worker_cls``) is not an injection: its default and
-its callers' keywords are.
+(:mod:`spec_protocols.gate._harness._sites`). Where injections are found:
+:mod:`spec_protocols.gate._discovery._injections`.
+
+:func:`discover` runs in named steps: parse the targets, pick the classes
+(by their bases, or named as ``module:Class``) and the injections of each
+module, narrow to the named classes, describe each picked class (its bases,
+members, overrides, the modules the checkers must read from source), and
+refuse a run that depends on a file that cannot be parsed or finds nothing.
 """
 
 from __future__ import annotations
@@ -29,9 +31,12 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from spec_protocols.gate._discovery._injections import classify_injection, injections, number_sites
+from spec_protocols.gate._discovery._members import member_definitions
+from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, SourceReads
 from spec_protocols.gate._model import (
     ClassRole,
     DiscoveredClass,
@@ -40,16 +45,8 @@ from spec_protocols.gate._model import (
     InjectionSite,
     ResolvedTarget,
 )
-from spec_protocols.gate._discovery._members import member_definitions
-from spec_protocols.gate._discovery._source_index import (
-    ModuleSource,
-    SourceIndex,
-    SourceReads,
-    absolute_module,
-    dotted_name,
-)
-from spec_protocols.gate._module_paths import search_path
-from spec_protocols.gate._paths import in_installation
+from spec_protocols.gate._paths import in_installation, search_path
+from spec_protocols.gate._source import absolute_module, dotted_name, statements
 
 __all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover"]
 
@@ -70,7 +67,6 @@ DRAFT_ROOTS: frozenset[str] = frozenset(
     }
 )
 _ROOTS = SPEC_ROOTS | DRAFT_ROOTS
-_INJECTION_NAME = "draft_worker_cls"
 _ABSTRACT_DECORATORS = frozenset(
     {"abc.abstractmethod", "abc.abstractproperty", "abc.abstractclassmethod", "abc.abstractstaticmethod"}
 )
@@ -78,13 +74,19 @@ _ABC_BASES = frozenset({"abc.ABC"})
 _ABC_METACLASSES = frozenset({"abc.ABCMeta"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Injection:
-    """One value given to ``draft_worker_cls`` in a target module."""
+@dataclass(slots=True)
+class _Picks:
+    """What the targets' modules offer for checking, gathered module by module."""
 
-    module: ModuleSource
-    scope: str
-    value: ast.expr
+    #: Qualified class name -> its roles.
+    roles: dict[str, set[ClassRole]] = field(default_factory=dict[str, set[ClassRole]])
+    #: Qualified class name -> where it is injected (``file:line``).
+    injected_at: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    sites: list[InjectionSite] = field(default_factory=list[InjectionSite])
+    notes: list[str] = field(default_factory=list[str])
+
+    def add(self, qualified: str, *roles: ClassRole) -> None:
+        self.roles.setdefault(qualified, set()).update(roles)
 
 
 def discover(
@@ -112,110 +114,26 @@ def discover(
 
 
 def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: SourceIndex) -> Discovery:
-    target_modules: dict[str, ModuleSource] = {}
-    notes: list[str] = [note for t in targets for note in t.notes]
-    for target in targets:
-        # A target of one file must parse; a file that is merely part of a
-        # package or folder becomes a note when it does not.
-        strict = len(target.modules) == 1
-        for name, file in target.modules.items():
-            if name in target_modules:
-                continue
-            module = index.add(name, file, strict=strict)
-            if module is not None:
-                target_modules[name] = module
-
-    picked: dict[str, set[ClassRole]] = {}
-    injected_at: dict[str, list[str]] = {}
-    sites: list[InjectionSite] = []
+    target_modules = _parse_targets(targets, index)
     # (module, class) pairs named as module:Class; such a target has one module.
     wanted = {(next(iter(t.modules)), t.class_name) for t in targets if t.class_name and t.modules}
-
+    picks = _Picks(notes=[note for t in targets for note in t.notes])
     for module in target_modules.values():
-        for qual in module.classes:
-            qualified = f"{module.name}.{qual}"
-            if qualified in _ROOTS:
-                continue
-            chain = index.ancestry(qualified)
-            roles: set[ClassRole] = set()
-            if any(b in SPEC_ROOTS for b in chain):
-                roles.add(ClassRole.SPEC_WORKER)
-            if any(b in DRAFT_ROOTS for b in chain):
-                roles.add(ClassRole.DRAFT_WORKER)
-            if (module.name, qual) in wanted and not roles:
-                # Named explicitly but on no known base: structural typing is
-                # the point of a protocol, so check it as a spec worker.
-                roles.add(ClassRole.SPEC_WORKER)
-            if roles:
-                picked.setdefault(qualified, set()).update(roles)
-        for unreachable in module.unreachable:
-            notes.append(
-                f"{module.name}.{unreachable.qualname} ({module.file}:{unreachable.line}) is defined only when "
-                f"{unreachable.condition}, which is false on Python {sys.version_info.major}.{sys.version_info.minor} "
-                f"({sys.platform}): not checked"
-            )
-        for injection in _injections(module):
-            site_or_class = _classify_injection(index, injection)
-            if isinstance(site_or_class, str):
-                picked.setdefault(site_or_class, set()).update({ClassRole.INJECTED, ClassRole.DRAFT_WORKER})
-                injected_at.setdefault(site_or_class, []).append(f"{module.file}:{injection.value.lineno}")
-            elif site_or_class is not None:
-                sites.append(site_or_class)
-
-    for module_name, class_name in wanted:
-        module = target_modules[module_name]
-        if class_name not in module.classes:
-            what = "defines no class" if class_name not in module.imports else "imports it but does not define a class"
-            raise GateError(f"{module_name}:{class_name}: {module_name} {what} named {class_name!r}")
-
-    # With only module:Class targets, report just those classes.
+        _pick_classes(index, module, wanted, picks)
+        picks.notes.extend(_unreachable_notes(module))
+        _pick_injections(index, module, picks)
+    _require_named_classes(wanted, target_modules)
     if wanted and len(wanted) == len(targets):
+        # With only module:Class targets, report just those classes.
         keep = {f"{m}.{c}" for m, c in wanted}
-        picked = {k: v for k, v in picked.items() if k in keep}
-        sites = []
-
-    sites = _number_sites(sites)
-    classes: list[DiscoveredClass] = []
-    source_modules: dict[str, Path] = {}
-    subclassed = {base for qualified in picked for base in index.ancestry(qualified)}
-    for qualified, roles in sorted(picked.items()):
-        found = index.class_def(qualified)
-        if found is None:
-            continue
-        module, info = found
-        trail: list[str] = []
-        chain = index.ancestry(qualified, trail)
-        classes.append(
-            DiscoveredClass(
-                module=module.name,
-                qualname=info.qualname,
-                file=module.file,
-                line=info.node.lineno,
-                roles=frozenset(roles),
-                bases=chain,
-                injection_sites=tuple(injected_at.get(qualified, ())),
-                may_be_abstract=qualified in subclassed or _declares_abstract(index, module, info.node),
-                overrides=_overrides(index, qualified),
-                members=member_definitions(index, qualified, _ROOTS),
-            )
-        )
-        # The checkers must read, from source, the module of the class, of
-        # every base up to the roots, and every module a base was re-exported
-        # or star-imported through (stubs never shadow code under test, and a
-        # module mypy skips turns what it exports into Any).
-        for name in (qualified, *chain):
-            defined = index.class_def(name)
-            if defined is not None:
-                source_modules[defined[0].name] = defined[0].file
-        for name in trail:
-            through = index.get(name)
-            if through is not None:
-                source_modules[through.name] = through.file
+        picks.roles = {k: v for k, v in picks.roles.items() if k in keep}
+        picks.sites = []
+    sites = number_sites(picks.sites)
+    classes, source_modules = _describe_classes(index, picks)
     for site in sites:
         source_modules[site.module] = site.file
-
     _require_parsed_dependencies(index, target_modules, source_modules)
-    notes.extend(index.unparsed[name] for name in sorted(index.unparsed))
+    notes = [*picks.notes, *(index.unparsed[name] for name in sorted(index.unparsed))]
     if not classes and not sites:
         specs = ", ".join(t.spec for t in targets)
         raise GateError(
@@ -235,6 +153,113 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         notes=tuple(dict.fromkeys(notes)),
         imported_modules=imported,
     )
+
+
+def _parse_targets(targets: Sequence[ResolvedTarget], index: SourceIndex) -> dict[str, ModuleSource]:
+    """Every module of the targets, parsed. A target of one file must parse;
+    a file that is merely part of a package or folder becomes a note when it
+    does not."""
+    target_modules: dict[str, ModuleSource] = {}
+    for target in targets:
+        strict = len(target.modules) == 1
+        for name, file in target.modules.items():
+            if name in target_modules:
+                continue
+            module = index.add(name, file, strict=strict)
+            if module is not None:
+                target_modules[name] = module
+    return target_modules
+
+
+def _pick_classes(index: SourceIndex, module: ModuleSource, wanted: set[tuple[str, str]], picks: _Picks) -> None:
+    """The classes of ``module`` on a known base, with their roles, and those named as ``module:Class``."""
+    for qual in module.classes:
+        qualified = f"{module.name}.{qual}"
+        if qualified in _ROOTS:
+            continue
+        chain = index.ancestry(qualified)
+        roles: set[ClassRole] = set()
+        if any(b in SPEC_ROOTS for b in chain):
+            roles.add(ClassRole.SPEC_WORKER)
+        if any(b in DRAFT_ROOTS for b in chain):
+            roles.add(ClassRole.DRAFT_WORKER)
+        if (module.name, qual) in wanted and not roles:
+            # Named explicitly but on no known base: structural typing is
+            # the point of a protocol, so check it as a spec worker.
+            roles.add(ClassRole.SPEC_WORKER)
+        if roles:
+            picks.add(qualified, *roles)
+
+
+def _unreachable_notes(module: ModuleSource) -> Iterator[str]:
+    """A note for each class of ``module`` defined only in a branch that is false on this interpreter."""
+    for unreachable in module.unreachable:
+        yield (
+            f"{module.name}.{unreachable.qualname} ({module.file}:{unreachable.line}) is defined only when "
+            f"{unreachable.condition}, which is false on Python {sys.version_info.major}.{sys.version_info.minor} "
+            f"({sys.platform}): not checked"
+        )
+
+
+def _pick_injections(index: SourceIndex, module: ModuleSource, picks: _Picks) -> None:
+    """The classes ``module`` injects as ``draft_worker_cls``, and the sites of every other injection."""
+    for injection in injections(module):
+        site_or_class = classify_injection(index, injection)
+        if isinstance(site_or_class, str):
+            picks.add(site_or_class, ClassRole.INJECTED, ClassRole.DRAFT_WORKER)
+            picks.injected_at.setdefault(site_or_class, []).append(f"{module.file}:{injection.value.lineno}")
+        elif site_or_class is not None:
+            picks.sites.append(site_or_class)
+
+
+def _require_named_classes(wanted: set[tuple[str, str]], target_modules: Mapping[str, ModuleSource]) -> None:
+    """A ``module:Class`` target names a class its module defines."""
+    for module_name, class_name in wanted:
+        module = target_modules[module_name]
+        if class_name not in module.classes:
+            what = "defines no class" if class_name not in module.imports else "imports it but does not define a class"
+            raise GateError(f"{module_name}:{class_name}: {module_name} {what} named {class_name!r}")
+
+
+def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[DiscoveredClass], dict[str, Path]]:
+    """Each picked class as discovery reports it, and the modules the checkers must read from source."""
+    classes: list[DiscoveredClass] = []
+    source_modules: dict[str, Path] = {}
+    subclassed = {base for qualified in picks.roles for base in index.ancestry(qualified)}
+    for qualified, roles in sorted(picks.roles.items()):
+        found = index.class_def(qualified)
+        if found is None:
+            continue
+        module, info = found
+        trail: list[str] = []
+        chain = index.ancestry(qualified, trail)
+        classes.append(
+            DiscoveredClass(
+                module=module.name,
+                qualname=info.qualname,
+                file=module.file,
+                line=info.node.lineno,
+                roles=frozenset(roles),
+                bases=chain,
+                injection_sites=tuple(picks.injected_at.get(qualified, ())),
+                may_be_abstract=qualified in subclassed or _declares_abstract(index, module, info.node),
+                overrides=_overrides(index, qualified),
+                members=member_definitions(index, qualified, _ROOTS),
+            )
+        )
+        # The checkers must read, from source, the module of the class, of
+        # every base up to the roots, and every module a base was re-exported
+        # or star-imported through (stubs never shadow code under test, and a
+        # module mypy skips turns what it exports into Any).
+        for name in (qualified, *chain):
+            defined = index.class_def(name)
+            if defined is not None:
+                source_modules[defined[0].name] = defined[0].file
+        for name in trail:
+            through = index.get(name)
+            if through is not None:
+                source_modules[through.name] = through.file
+    return classes, source_modules
 
 
 def _overrides(index: SourceIndex, qualified: str) -> frozenset[str] | None:
@@ -268,7 +293,7 @@ def _overrides(index: SourceIndex, qualified: str) -> frozenset[str] | None:
 
 def _body_names(body: Iterable[ast.stmt]) -> Iterator[str]:
     """The names a class body binds: functions, assignments, annotations, in every branch."""
-    for stmt in body:
+    for stmt, _ in statements(body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             yield stmt.name
         elif isinstance(stmt, ast.Assign):
@@ -276,12 +301,6 @@ def _body_names(body: Iterable[ast.stmt]) -> Iterator[str]:
                 yield from (n.id for n in ast.walk(target) if isinstance(n, ast.Name))
         elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and isinstance(stmt.target, ast.Name):
             yield stmt.target.id
-        elif isinstance(stmt, ast.If | ast.While | ast.For | ast.With | ast.Try):
-            for block in ("body", "orelse", "finalbody", "handlers"):
-                inner = getattr(stmt, block, [])
-                if block == "handlers":
-                    inner = [s for handler in inner for s in handler.body]
-                yield from _body_names(inner)
 
 
 def _declares_abstract(index: SourceIndex, module: ModuleSource, node: ast.ClassDef) -> bool:
@@ -312,139 +331,6 @@ def _resolves_to(index: SourceIndex, module: ModuleSource, dotted: str, names: f
         full = module.imports[head] + (f".{rest}" if rest else "")
         return full in names
     return any(f"{star}.{dotted}" in names for star in module.star_imports)
-
-
-# -- injections ------------------------------------------------------------------
-
-
-def _injections(module: ModuleSource) -> Iterator[_Injection]:
-    """Every value given to ``draft_worker_cls`` in a module, with its scope."""
-    yield from _InjectionFinder(module).find()
-
-
-class _InjectionFinder(ast.NodeVisitor):
-    def __init__(self, module: ModuleSource) -> None:
-        self.module = module
-        self.scope: list[str] = []
-        #: parameters of the enclosing functions, innermost last
-        self.parameters: list[frozenset[str]] = []
-        self.found: list[_Injection] = []
-
-    def find(self) -> list[_Injection]:
-        self.visit(self.module.tree)
-        return self.found
-
-    def _add(self, value: ast.expr, scope: str | None = None) -> None:
-        if isinstance(value, ast.Name) and self.parameters and value.id in self.parameters[-1]:
-            return  # forwarded unchanged: judged at its default and its callers
-        self.found.append(_Injection(self.module, scope or ".".join(self.scope) or "<module>", value))
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
-            self.visit(expr)
-        self.scope.append(node.name)
-        for stmt in node.body:
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-            value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
-            if value is not None and any(isinstance(t, ast.Name) and t.id == _INJECTION_NAME for t in targets):
-                self._add(value)
-            self.visit(stmt)
-        self.scope.pop()
-
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
-        args = node.args
-        if not isinstance(node, ast.Lambda):
-            for expr in node.decorator_list:
-                self.visit(expr)
-        positional = [*args.posonlyargs, *args.args]
-        own_scope = ".".join([*self.scope, node.name]) if not isinstance(node, ast.Lambda) else None
-        defaults = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
-        defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-        for arg, default in defaults:
-            # Defaults are evaluated where the function is defined.
-            self.visit(default)
-            is_sentinel = isinstance(default, ast.Constant) and default.value is None
-            if arg.arg == _INJECTION_NAME and not is_sentinel:
-                self._add(default, own_scope)
-        names = {a.arg for a in [*positional, *args.kwonlyargs]}
-        names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-        if not isinstance(node, ast.Lambda):
-            self.scope.append(node.name)
-        self.parameters.append(frozenset(names))
-        body = node.body if isinstance(node.body, list) else [node.body]
-        for stmt in body:
-            self.visit(stmt)
-        self.parameters.pop()
-        if not isinstance(node, ast.Lambda):
-            self.scope.pop()
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self._function(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
-        self._function(node)
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._function(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        for keyword in node.keywords:
-            if keyword.arg == _INJECTION_NAME:
-                self._add(keyword.value)
-        self.generic_visit(node)
-
-    def visit_Dict(self, node: ast.Dict) -> None:
-        # `**{"draft_worker_cls": X}`, `kwargs = {"draft_worker_cls": X}`
-        for key, value in zip(node.keys, node.values):
-            if isinstance(key, ast.Constant) and key.value == _INJECTION_NAME:
-                self._add(value)
-        self.generic_visit(node)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        # kwargs["draft_worker_cls"] = X
-        for target in node.targets:
-            if (
-                isinstance(target, ast.Subscript)
-                and isinstance(target.slice, ast.Constant)
-                and target.slice.value == _INJECTION_NAME
-            ):
-                self._add(node.value)
-        self.generic_visit(node)
-
-
-def _classify_injection(index: SourceIndex, injection: _Injection) -> str | InjectionSite | None:
-    """A plain reference to a class: its qualified name. Anything else: a site."""
-    value = injection.value
-    module = injection.module
-    dotted = dotted_name(value) if isinstance(value, ast.Name | ast.Attribute) else None
-    if dotted is not None and not dotted.startswith(("self.", "cls.")):
-        resolved = index.resolve(module, dotted)
-        if resolved is not None and index.class_def(resolved) is not None:
-            return resolved
-    segment = ast.get_source_segment(module.source, value) or ast.unparse(value)
-    assert value.end_lineno is not None and value.end_col_offset is not None
-    return InjectionSite(
-        target=f"{module.name}.{injection.scope}:{_INJECTION_NAME}",
-        module=module.name,
-        file=module.file,
-        line=value.lineno,
-        col=value.col_offset,
-        end_line=value.end_lineno,
-        end_col=value.end_col_offset,
-        text=" ".join(segment.split()),
-    )
-
-
-def _number_sites(sites: Sequence[InjectionSite]) -> list[InjectionSite]:
-    """``#2``, ``#3`` for further sites in one scope, in source order."""
-    ordered = sorted(sites, key=lambda s: (s.module, s.line, s.col))
-    seen: dict[str, int] = {}
-    numbered: list[InjectionSite] = []
-    for site in ordered:
-        count = seen.get(site.target, 0) + 1
-        seen[site.target] = count
-        numbered.append(replace(site, target=f"{site.target}#{count}") if count > 1 else site)
-    return numbered
 
 
 def _require_parsed_dependencies(

@@ -19,28 +19,33 @@ aliases and star imports, and every module passed through on the way is
 recorded (the *trail*): the static checkers must read those modules from
 source too, or a re-exported base becomes ``Any`` to mypy.
 
-``if`` tests that both checkers evaluate statically are evaluated here the
-same way (``sys.version_info`` and ``sys.platform`` comparisons, with
-``not``/``and``/``or``), so a class defined only on another Python version is
-not checked against this one; it is reported as a note instead.
+``if`` tests that both checkers evaluate statically are evaluated the same
+way (``sys.version_info`` and ``sys.platform`` comparisons, with
+``not``/``and``/``or``: :func:`~spec_protocols.gate._source.static_truth`), so
+a class defined only on another Python version is not checked against this
+one; it is reported as a note instead. The statements are those the import
+runs at module level, as :func:`~spec_protocols.gate._source.statements`
+walks them; files are parsed by :func:`~spec_protocols.gate._source.parse_file`.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
-import importlib.util
-import operator
-import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec_protocols.gate._model import GateError
-from spec_protocols.gate._module_paths import find_module_file
+from spec_protocols.gate._source import (
+    absolute_module,
+    dotted_name,
+    find_module_file,
+    package_of,
+    parse_file,
+    statements,
+)
 
-__all__ = ["ClassInfo", "ModuleSource", "SourceIndex", "SourceReads", "Unreachable", "dotted_name", "parse_module"]
+__all__ = ["ClassInfo", "ModuleSource", "SourceIndex", "SourceReads", "Unreachable", "parse_module"]
 
 # How deep to follow a chain of re-exports, aliases or base classes before
 # giving up (a cycle or a pathological package); nothing real comes close.
@@ -90,7 +95,7 @@ class ModuleSource:
 
     @property
     def package(self) -> str:
-        return self.name if self.is_package else self.name.rpartition(".")[0]
+        return package_of(self.name, self.is_package)
 
     def binds(self, name: str) -> bool:
         """Whether the module binds ``name`` itself (not through a star import)."""
@@ -103,195 +108,66 @@ class ModuleSource:
         return not name.startswith("_")
 
 
-def dotted_name(expr: ast.expr) -> str | None:
-    """``a.b.C`` for a Name/Attribute chain (``Base[T]`` reads as ``Base``); None otherwise."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        head = dotted_name(expr.value)
-        return None if head is None else f"{head}.{expr.attr}"
-    if isinstance(expr, ast.Subscript):  # Generic[T], SomeBase[int]
-        return dotted_name(expr.value)
-    return None
-
-
-def absolute_module(package: str, module: str | None, level: int) -> str | None:
-    """The absolute name of ``from <level dots><module> import ...`` inside ``package``."""
-    if level == 0:
-        return module
-    parts = package.split(".") if package else []
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    if module:
-        base.append(module)
-    return ".".join(base) or None
-
-
-# -- static conditions -------------------------------------------------------
-
-
-def _is_sys_attr(expr: ast.expr, attr: str) -> bool:
-    return isinstance(expr, ast.Attribute) and expr.attr == attr and dotted_name(expr.value) == "sys"
-
-
-def _version_operand(expr: ast.expr) -> tuple[int, ...] | None:
-    if isinstance(expr, ast.Tuple) and all(isinstance(e, ast.Constant) and type(e.value) is int for e in expr.elts):
-        return tuple(e.value for e in expr.elts if isinstance(e, ast.Constant) and isinstance(e.value, int))
-    return None
-
-
-_Comparable = tuple[int, ...] | int | str
-_OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
-
-
-def _compare(op: ast.cmpop, left: _Comparable, right: object) -> bool | None:
-    """``left <op> right`` for the operand types the checkers evaluate; None otherwise."""
-    if not isinstance(right, type(left)):
-        return None
-    apply = _OPERATORS.get(type(op))
-    return None if apply is None else bool(apply(left, right))
-
-
-def static_truth(test: ast.expr) -> bool | None:
-    """The value both static checkers give ``test`` on this interpreter, or None.
-
-    Understands what mypy and pyright evaluate: ``sys.version_info`` compared
-    with a tuple (also ``sys.version_info[0]`` or ``[:2]``), ``sys.platform``
-    compared with a string or ``sys.platform.startswith(...)``, combined with
-    ``not``, ``and`` and ``or``. ``TYPE_CHECKING`` is deliberately unknown:
-    the checkers see its body, the import does not, and the runtime checker
-    reports such a class as missing at runtime on its own.
-    """
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = static_truth(test.operand)
-        return None if inner is None else not inner
-    if isinstance(test, ast.BoolOp):
-        values = [static_truth(v) for v in test.values]
-        if isinstance(test.op, ast.And):
-            return False if False in values else (True if all(v is True for v in values) else None)
-        return True if True in values else (False if all(v is False for v in values) else None)
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "startswith":
-        if _is_sys_attr(test.func.value, "platform") and len(test.args) == 1:
-            arg = test.args[0]
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                return sys.platform.startswith(arg.value)
-        return None
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and len(test.comparators) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    if _is_sys_attr(left, "platform") and isinstance(right, ast.Constant) and isinstance(right.value, str):
-        return _compare(op, sys.platform, right.value)
-    version: tuple[int, ...] = tuple(sys.version_info[:3])
-    if isinstance(left, ast.Subscript) and _is_sys_attr(left.value, "version_info"):
-        index = left.slice
-        if isinstance(index, ast.Constant) and type(index.value) is int and isinstance(right, ast.Constant):
-            value = sys.version_info[index.value]
-            return _compare(op, value, right.value) if isinstance(value, int) else None
-        if isinstance(index, ast.Slice) and index.lower is None and isinstance(index.upper, ast.Constant):
-            upper = index.upper.value
-            operand = _version_operand(right)
-            if type(upper) is int and operand is not None:
-                return _compare(op, version[:upper], operand)
-        return None
-    if _is_sys_attr(left, "version_info"):
-        operand = _version_operand(right)
-        if operand is not None:
-            # Compare as the checkers do: on as many components as the tuple has.
-            return _compare(op, version[: len(operand)], operand)
-    return None
-
-
 # -- parsing -------------------------------------------------------------------
 
 
 def parse_module(name: str, file: Path) -> ModuleSource:
     """Parse ``file`` as module ``name``; raises SyntaxError, OSError or ValueError."""
-    data = file.read_bytes()
-    tree = ast.parse(data, filename=str(file))
-    # decode_source honours a PEP 263 coding line, as the parser did.
-    module = ModuleSource(name, file, file.name == "__init__.py", tree, importlib.util.decode_source(data))
-    module.sha256 = hashlib.sha256(data).hexdigest()
-    _Binder(module).bind(tree.body)
+    parsed = parse_file(file)
+    module = ModuleSource(name, file, file.name == "__init__.py", parsed.tree, parsed.text, sha256=parsed.sha256)
+    _Binder(module).bind(parsed.tree.body)
     return module
 
 
 class _Binder:
-    """Walks the statements the import executes at module level."""
+    """Binds the names of the statements the import runs at module level."""
 
     def __init__(self, module: ModuleSource) -> None:
         self.module = module
 
-    def bind(self, body: Iterable[ast.stmt], prefix: str = "", unreachable: str | None = None) -> None:
-        """Bind the names of ``body``; ``unreachable`` is the (false) condition
-        guarding it, when it is statically false."""
-        for stmt in body:
-            self._statement(stmt, prefix, unreachable)
-
-    def _statement(self, stmt: ast.stmt, prefix: str, unreachable: str | None) -> None:
-        module = self.module
-        if isinstance(stmt, ast.ClassDef):
-            qual = f"{prefix}{stmt.name}"
-            if unreachable is not None:
-                module.unreachable.append(Unreachable(qual, stmt.lineno, unreachable))
-                return
-            module.classes[qual] = ClassInfo(qual, stmt)
-            # Only class statements count inside a class body: its other
-            # names are attributes, not module bindings.
-            self._nested_classes(stmt.body, qual + ".")
-            return
-        if unreachable is not None:
-            # Nothing here is bound; only its classes are worth a note.
-            for block in _blocks(stmt):
-                self.bind(block, prefix, unreachable)
-            return
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    module.imports[alias.asname] = alias.name
-                else:
-                    top = alias.name.partition(".")[0]
-                    module.imports[top] = top
-        elif isinstance(stmt, ast.ImportFrom):
-            base = absolute_module(module.package, stmt.module, stmt.level)
-            if base is None:
-                return
-            for alias in stmt.names:
-                if alias.name == "*":
-                    module.star_imports.append(base)
-                else:
-                    module.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
-        elif isinstance(stmt, ast.Assign | ast.AnnAssign):
-            self._assignment(stmt)
-        elif isinstance(stmt, ast.If):
-            truth = static_truth(stmt.test)
-            condition = ast.unparse(stmt.test)
-            self.bind(stmt.body, prefix, None if truth is not False else f"{condition}")
-            self.bind(stmt.orelse, prefix, None if truth is not True else f"not ({condition})")
-        else:
-            for block in _blocks(stmt):
-                self.bind(block, prefix)
-
-    def _nested_classes(self, body: Iterable[ast.stmt], prefix: str) -> None:
-        for stmt in body:
+    def bind(self, body: Iterable[ast.stmt]) -> None:
+        for stmt, false_branch in statements(body):
             if isinstance(stmt, ast.ClassDef):
-                self._statement(stmt, prefix, None)
-            elif isinstance(stmt, ast.If):
-                truth = static_truth(stmt.test)
-                if truth is not False:
-                    self._nested_classes(stmt.body, prefix)
-                if truth is not True:
-                    self._nested_classes(stmt.orelse, prefix)
+                self._class(stmt, "", false_branch.condition if false_branch is not None else None)
+            elif false_branch is not None:
+                continue  # nothing here is bound; only its classes are worth a note
+            elif isinstance(stmt, ast.Import):
+                self._import(stmt)
+            elif isinstance(stmt, ast.ImportFrom):
+                self._import_from(stmt)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                self._assignment(stmt)
+
+    def _class(self, stmt: ast.ClassDef, prefix: str, unreachable: str | None) -> None:
+        """A class statement; ``unreachable``: the (false) condition guarding it."""
+        qual = f"{prefix}{stmt.name}"
+        if unreachable is not None:
+            self.module.unreachable.append(Unreachable(qual, stmt.lineno, unreachable))
+            return
+        self.module.classes[qual] = ClassInfo(qual, stmt)
+        # Only class statements count inside a class body: its other names
+        # are attributes, not module bindings.
+        for inner, false_branch in statements(stmt.body):
+            if isinstance(inner, ast.ClassDef) and false_branch is None:
+                self._class(inner, qual + ".", None)
+
+    def _import(self, stmt: ast.Import) -> None:
+        for alias in stmt.names:
+            if alias.asname:
+                self.module.imports[alias.asname] = alias.name
             else:
-                for block in _blocks(stmt):
-                    self._nested_classes(block, prefix)
+                top = alias.name.partition(".")[0]
+                self.module.imports[top] = top
+
+    def _import_from(self, stmt: ast.ImportFrom) -> None:
+        base = absolute_module(self.module.package, stmt.module, stmt.level)
+        if base is None:
+            return
+        for alias in stmt.names:
+            if alias.name == "*":
+                self.module.star_imports.append(base)
+            else:
+                self.module.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
 
     def _assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
         module = self.module
@@ -311,25 +187,6 @@ class _Binder:
             else:
                 # Rebound to something else: an earlier alias no longer holds.
                 module.aliases.pop(name, None)
-
-
-def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The statement lists a compound statement may run at module level
-    (functions excluded: their bodies do not run at import)."""
-    if isinstance(stmt, ast.If | ast.For | ast.While):
-        yield stmt.body
-        yield stmt.orelse
-    elif isinstance(stmt, ast.Try | ast.TryStar):
-        yield stmt.body
-        for handler in stmt.handlers:
-            yield handler.body
-        yield stmt.orelse
-        yield stmt.finalbody
-    elif isinstance(stmt, ast.With):
-        yield stmt.body
-    elif isinstance(stmt, ast.Match):
-        for case in stmt.cases:
-            yield case.body
 
 
 # -- the index -----------------------------------------------------------------

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from spec_protocols.gate._model import GateError, ResolvedTarget
-from spec_protocols.gate._module_paths import find_module_file, is_module_name, search_path
+from spec_protocols.gate._paths import search_path
+from spec_protocols.gate._source import find_module_file, is_module_name
 
 __all__ = ["resolve_target"]
 

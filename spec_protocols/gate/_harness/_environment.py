@@ -171,7 +171,8 @@ def stub_overlay(
 
 
 def _is_package(name: str, search: Sequence[str] | None) -> bool:
-    from spec_protocols.gate._module_paths import find_module_file, search_path
+    from spec_protocols.gate._paths import search_path
+    from spec_protocols.gate._source import find_module_file
 
     found = find_module_file(name, search if search is not None else search_path())
     return found is not None and (found.is_dir() or found.name == "__init__.py")

@@ -1,47 +1,21 @@
 """Where a module lives, found the way the import system would find it, without importing it.
 
-A helper shared by discovery (locating targets and the modules their bases
-come from) and the harness stage (which sglang modules exist, for the
-checkers' view). ``importlib.machinery.PathFinder`` only reads directories:
-no package ``__init__`` runs.
+One locator for the whole gate: the contract (the installed sglang, and the
+modules of a release it follows), discovery (targets, and the modules their
+bases come from), the harness stage (which sglang modules exist) and the
+verdict cache (what a top-level name is imported from) all ask it.
+``importlib.machinery.PathFinder`` only reads directories: no package
+``__init__`` runs.
 """
 
 from __future__ import annotations
 
 import keyword
-import sys
-from collections.abc import Sequence
-from importlib.machinery import PathFinder
+from collections.abc import Iterable, Sequence
+from importlib.machinery import ModuleSpec, PathFinder
 from pathlib import Path
 
-__all__ = ["find_module_file", "interpreter_path", "is_module_name", "search_path"]
-
-
-def search_path(extra: Sequence[Path] = ()) -> list[str]:
-    """Where modules are looked up: ``extra``, the current directory (as
-    ``python -m`` would), then the interpreter's path (:func:`interpreter_path`)."""
-    return list(dict.fromkeys([*(str(p) for p in extra), str(Path.cwd()), *interpreter_path()]))
-
-
-def interpreter_path() -> list[str]:
-    """``sys.path`` without the folder of the program that started the gate.
-
-    Python puts that folder first: ``bin/`` for the console script (and for
-    pre-commit, which runs it), the current directory for ``python -m``.
-    What the gate finds, and so every key of the verdict cache, must not
-    depend on how it was started, so that folder is left out (the current
-    directory is searched anyway); the runtime checker's probe, a program of
-    its own, does not see it either.
-    """
-    entries = [p for p in sys.path if p]
-    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
-    if sys.path and sys.path[0] and main_file is not None:
-        try:
-            if Path(sys.path[0]).resolve() == Path(main_file).resolve().parent:
-                entries = entries[1:]
-        except OSError:
-            pass
-    return entries
+__all__ = ["find_module_file", "is_module_name", "module_locations", "module_spec"]
 
 
 def is_module_name(name: str) -> bool:
@@ -49,11 +23,8 @@ def is_module_name(name: str) -> bool:
     return all(part.isidentifier() and not keyword.iskeyword(part) for part in name.split("."))
 
 
-def find_module_file(
-    name: str, search_path: Sequence[str], packages: dict[str, list[str]] | None = None
-) -> Path | None:
-    """The source of module ``name``: its ``.py`` file, a package's ``__init__.py``,
-    or a namespace package's directory. None when it cannot be found.
+def module_spec(name: str, search_path: Iterable[str], packages: dict[str, list[str]] | None = None) -> ModuleSpec | None:
+    """The spec of module ``name`` on ``search_path``; None when it cannot be found.
 
     Walks the dotted name one component at a time with ``PathFinder``, which
     reads directories and never executes a package's ``__init__``.
@@ -64,8 +35,6 @@ def find_module_file(
     path: list[str] | None = list(search_path)
     spec = None
     parts = name.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return None
     start = 0
     if packages is not None:
         # Start below the deepest package already walked.
@@ -87,6 +56,19 @@ def find_module_file(
         path = list(spec.submodule_search_locations or []) or None
         if packages is not None and path is not None:
             packages[".".join(parts[: depth + 1])] = path
+    return spec
+
+
+def find_module_file(
+    name: str, search_path: Sequence[str], packages: dict[str, list[str]] | None = None
+) -> Path | None:
+    """The source of module ``name``: its ``.py`` file, a package's ``__init__.py``,
+    or a namespace package's directory (its first portion). None when it
+    cannot be found, or is not Python source (an extension module).
+    ``packages``: as for :func:`module_spec`."""
+    if not all(part.isidentifier() for part in name.split(".")):
+        return None
+    spec = module_spec(name, search_path, packages)
     if spec is None:
         return None
     if spec.origin in (None, "namespace"):
@@ -95,3 +77,20 @@ def find_module_file(
         return Path(locations[0]) if locations else None
     origin = Path(spec.origin)
     return origin if origin.suffix == ".py" else None
+
+
+def module_locations(name: str, search_path: Iterable[str]) -> list[Path] | None:
+    """Everything module ``name`` would be imported from: a package's folder,
+    every portion of a namespace package (its submodules may be in any), a
+    module's file of any kind (an extension module too); ``[]`` for a
+    built-in or frozen module, None when it is not found (or the search path
+    holds an entry ``PathFinder`` refuses)."""
+    try:
+        spec = module_spec(name, search_path)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return [Path(p) for p in spec.submodule_search_locations]
+    return [Path(spec.origin)] if spec.origin and spec.origin not in ("built-in", "frozen") else []

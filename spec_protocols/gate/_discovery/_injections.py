@@ -1,0 +1,169 @@
+"""Injections: every value a target module gives ``draft_worker_cls``, and what each is.
+
+Injections are found wherever the name ``draft_worker_cls`` is given a
+value: a call keyword, a ``**{...}`` or any dict literal key, a
+``x["draft_worker_cls"] = ...`` assignment, a class attribute, a parameter
+default. A parameter forwarded unchanged (``draft_worker_cls=draft_worker_cls``)
+is not an injection: its default and its callers' keywords are.
+
+A plain reference to a class the index resolves is that class (checked as a
+``DraftWorkerFactory``); any other expression (``self.attr``, a
+``functools.partial``, a factory function, a lambda, a class defined in a
+function, a conditional expression) is an :class:`InjectionSite`, judged in
+place by the static checkers (:mod:`spec_protocols.gate._harness._sites`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex
+from spec_protocols.gate._model import InjectionSite
+from spec_protocols.gate._source import dotted_name
+
+__all__ = ["INJECTION_NAME", "Injection", "classify_injection", "injections", "number_sites"]
+
+INJECTION_NAME = "draft_worker_cls"
+
+
+@dataclass(frozen=True, slots=True)
+class Injection:
+    """One value given to ``draft_worker_cls`` in a target module."""
+
+    module: ModuleSource
+    scope: str
+    value: ast.expr
+
+
+def injections(module: ModuleSource) -> Iterator[Injection]:
+    """Every value given to ``draft_worker_cls`` in a module, with its scope."""
+    yield from _InjectionFinder(module).find()
+
+
+class _InjectionFinder(ast.NodeVisitor):
+    """Walks a module for the values given to ``draft_worker_cls``, keeping the scope each is in."""
+
+    def __init__(self, module: ModuleSource) -> None:
+        self.module = module
+        self.scope: list[str] = []
+        #: parameters of the enclosing functions, innermost last
+        self.parameters: list[frozenset[str]] = []
+        self.found: list[Injection] = []
+
+    def find(self) -> list[Injection]:
+        self.visit(self.module.tree)
+        return self.found
+
+    def _add(self, value: ast.expr, scope: str | None = None) -> None:
+        if isinstance(value, ast.Name) and self.parameters and value.id in self.parameters[-1]:
+            return  # forwarded unchanged: judged at its default and its callers
+        self.found.append(Injection(self.module, scope or ".".join(self.scope) or "<module>", value))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expr)
+        self.scope.append(node.name)
+        for stmt in node.body:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+            value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+            if value is not None and any(isinstance(t, ast.Name) and t.id == INJECTION_NAME for t in targets):
+                self._add(value)
+            self.visit(stmt)
+        self.scope.pop()
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        args = node.args
+        if not isinstance(node, ast.Lambda):
+            for expr in node.decorator_list:
+                self.visit(expr)
+        positional = [*args.posonlyargs, *args.args]
+        own_scope = ".".join([*self.scope, node.name]) if not isinstance(node, ast.Lambda) else None
+        defaults = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+        defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for arg, default in defaults:
+            # Defaults are evaluated where the function is defined.
+            self.visit(default)
+            is_sentinel = isinstance(default, ast.Constant) and default.value is None
+            if arg.arg == INJECTION_NAME and not is_sentinel:
+                self._add(default, own_scope)
+        names = {a.arg for a in [*positional, *args.kwonlyargs]}
+        names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        if not isinstance(node, ast.Lambda):
+            self.scope.append(node.name)
+        self.parameters.append(frozenset(names))
+        body = node.body if isinstance(node.body, list) else [node.body]
+        for stmt in body:
+            self.visit(stmt)
+        self.parameters.pop()
+        if not isinstance(node, ast.Lambda):
+            self.scope.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._function(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        for keyword in node.keywords:
+            if keyword.arg == INJECTION_NAME:
+                self._add(keyword.value)
+        self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        # `**{"draft_worker_cls": X}`, `kwargs = {"draft_worker_cls": X}`
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value == INJECTION_NAME:
+                self._add(value)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        # kwargs["draft_worker_cls"] = X
+        for target in node.targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.slice, ast.Constant)
+                and target.slice.value == INJECTION_NAME
+            ):
+                self._add(node.value)
+        self.generic_visit(node)
+
+
+def classify_injection(index: SourceIndex, injection: Injection) -> str | InjectionSite | None:
+    """A plain reference to a class: its qualified name. Anything else: a site."""
+    value = injection.value
+    module = injection.module
+    dotted = dotted_name(value) if isinstance(value, ast.Name | ast.Attribute) else None
+    if dotted is not None and not dotted.startswith(("self.", "cls.")):
+        resolved = index.resolve(module, dotted)
+        if resolved is not None and index.class_def(resolved) is not None:
+            return resolved
+    segment = ast.get_source_segment(module.source, value) or ast.unparse(value)
+    assert value.end_lineno is not None and value.end_col_offset is not None
+    return InjectionSite(
+        target=f"{module.name}.{injection.scope}:{INJECTION_NAME}",
+        module=module.name,
+        file=module.file,
+        line=value.lineno,
+        col=value.col_offset,
+        end_line=value.end_lineno,
+        end_col=value.end_col_offset,
+        text=" ".join(segment.split()),
+    )
+
+
+def number_sites(sites: Sequence[InjectionSite]) -> list[InjectionSite]:
+    """``#2``, ``#3`` for further sites in one scope, in source order."""
+    ordered = sorted(sites, key=lambda s: (s.module, s.line, s.col))
+    seen: dict[str, int] = {}
+    numbered: list[InjectionSite] = []
+    for site in ordered:
+        count = seen.get(site.target, 0) + 1
+        seen[site.target] = count
+        numbered.append(replace(site, target=f"{site.target}#{count}") if count > 1 else site)
+    return numbered
