@@ -1,10 +1,13 @@
-"""Reading the harness: what the two static checkers share.
+"""Reading the harness: what the two static checkers share, and the verdict core.
 
 Each static adapter turns its checker's own output into :class:`Diagnostic`
 values (a harness line, or an injection site, with the message and code).
 :func:`interpret` turns those into verdicts, identically for mypy and
 pyright, using the line tags of the harness (see
-:mod:`spec_protocols.gate._harness._lines`).
+:mod:`spec_protocols.gate._harness._lines`): it decides, per check, a verdict
+and typed findings (:class:`~spec_protocols.gate._findings.Finding`), and the
+reports' room words them (:mod:`spec_protocols.gate._reports._messages`).
+What an error on each line means is the role's (:mod:`spec_protocols.gate._roles`).
 """
 
 from __future__ import annotations
@@ -13,20 +16,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from spec_protocols.gate._findings import Finding, Got, Wrong
 from spec_protocols.gate._harness import SITE_FUNCTION, Harness, LineKind, LineTag, SiteShadow
-from spec_protocols.gate._model import (
-    ABSTRACT_BASE_NOTE,
-    Check,
-    CheckerOutcome,
-    ClassRole,
-    DiscoveredClass,
-    InjectionSite,
-    Problem,
-    Verdict,
-)
+from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Problem, Verdict
+from spec_protocols.gate._reports import message
 from spec_protocols.gate._roles import policy_for
 
-__all__ = ["Diagnostic", "interpret"]
+__all__ = ["Diagnostic", "Judgement", "interpret"]
 
 #: An injection site is checked as an injected class is.
 _SITE_PROTOCOL = ClassRole.INJECTED.protocol
@@ -42,6 +38,16 @@ class Diagnostic:
     code: str | None = None
     #: For a diagnostic in a shadow module: (site number, is the canary).
     site: tuple[int, bool] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """The verdict core's answer for one check: the verdict, what was found
+    (problems, blind spots), and the notes (never problems)."""
+
+    verdict: Verdict
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[Finding, ...] = ()
 
 
 def _summary(message: str) -> str:
@@ -65,24 +71,20 @@ def _is_abstract(diag: Diagnostic) -> bool:
     return diag.code in _ABSTRACT_CODES or "abstract class" in diag.message
 
 
-def _abstract_message(diag: Diagnostic) -> str:
-    """mypy names the abstract members in its one line; pyright lists them
-    under its headline, and the headline is what says "abstract"."""
-    lines = [line.strip() for line in diag.message.strip().splitlines() if line.strip() not in ("", "...")]
-    if len(lines) > 1:
-        return f"{lines[0]}: {'; '.join(lines[1:])}"
-    return lines[0] if lines else diag.message.strip()
+def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
+    """The lines of an "abstract class" error: mypy names the abstract
+    members in its one line; pyright lists them under its headline."""
+    lines = tuple(line.strip() for line in diag.message.strip().splitlines() if line.strip() not in ("", "..."))
+    return lines or (diag.message.strip(),)
 
 
-# -- messages an author can act on ---------------------------------------------
+# -- what the checker said -----------------------------------------------------
 #
-# A problem says what the call site needs (the protocol's member, as
-# _protocols.py writes it: the line tag's ``expected``), what the class has
-# (its own def, as its file writes it: discovery's MemberDefinition), and the
-# checker's own reason, stripped of the harness's names. The checkers' own
-# headlines compare harness variables ("_SpecWorker__forward_batch_generation",
+# The checkers' own headlines compare harness variables
+# ("_SpecWorker__forward_batch_generation",
 # "DraftWorkerFactory[InjectableDraftWorker]"), so they are never shown as
-# they are; what they say about the member itself is kept.
+# they are; what they say about the member itself is kept, stripped of the
+# harness's names.
 
 #: The names the harness generates, and what to call them instead.
 _HARNESS_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -146,26 +148,52 @@ def _missing(diag: Diagnostic) -> bool:
     return diag.code in _MISSING_CODES or bool(re.search(r"has no attribute|Cannot access attribute", diag.message))
 
 
-def _compose(lead: str, reasons: Sequence[str], expected: str | None, got: str | None) -> str:
-    """``lead: reasons; expected E; got G``, leaving out what is unknown."""
-    text = f"{lead}: {'; '.join(reasons)}" if reasons else lead
-    if expected:
-        text += f"; expected {expected}"
-    if got:
-        text += f"; got {got}"
-    return text
+def _short(cls: DiscoveredClass | None) -> str | None:
+    return cls.qualname.rpartition(".")[2] if cls is not None else None
 
 
-def _got(cls: DiscoveredClass | None, member: str) -> str:
-    """What the class has for ``member``: its definition as written, or that it has none."""
+def _got(cls: DiscoveredClass | None, member: str) -> Got:
+    """What the class has for ``member`` (the "got" half of a message)."""
     if cls is None:
-        return f"no {member} the gate could read"
+        return Got(member)
     found = cls.definition(member)
-    if found is not None:
-        return found.text
-    short = cls.qualname.rpartition(".")[2]
-    bases = "" if cls.overrides is not None else ", nor does a base the gate could read"
-    return f"no {member} ({short} does not define one{bases})"
+    return Got(member, found.text if found is not None else None, _short(cls), cls.overrides is not None)
+
+
+# -- problems: a finding, located and worded ------------------------------------
+
+#: Findings located at the class line, where what is missing belongs.
+_AT_CLASS = frozenset({Wrong.MISSING, Wrong.ABSTRACT})
+#: Findings whose words may hold the checker's (or the harness's) names:
+#: those are replaced by what an author calls them.
+_PLAIN = frozenset(
+    {
+        Wrong.ABSTRACT,
+        Wrong.CONSTRUCTOR,
+        Wrong.MISSING,
+        Wrong.SIGNATURE,
+        Wrong.TYPE,
+        Wrong.FACTORY,
+        Wrong.MISMATCH,
+        Wrong.PROTOCOL,
+        Wrong.NEED,
+        Wrong.SITE_BUILDS,
+        Wrong.SITE_CALL,
+    }
+)
+#: Blind spots: the checker could not see what it needed. Never a pass, never baselined.
+_BLIND = frozenset(
+    {
+        Wrong.HARNESS_UNCHECKED,
+        Wrong.NOT_IMPORTABLE,
+        Wrong.CLASS_ANY,
+        Wrong.MEMBER_ANY,
+        Wrong.MEMBER_GRADUAL,
+        Wrong.SITE_UNCHECKABLE,
+        Wrong.SITE_NOT_IMPORTABLE,
+        Wrong.SITE_ANY,
+    }
+)
 
 
 def _where(cls: DiscoveredClass | None, member: str | None) -> tuple[str | None, int | None]:
@@ -180,61 +208,38 @@ def _where(cls: DiscoveredClass | None, member: str | None) -> tuple[str | None,
     return str(cls.file), cls.line
 
 
-def _located(checker: str, cls: DiscoveredClass | None, member: str | None, message: str, *, at_class: bool = False) -> Problem:
-    file, line = _where(cls, None if at_class else member)
-    return Problem(checker, member, _plain(message), file, line)
+def _problem(finding: Finding, cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> Problem:
+    """``finding`` as a problem: worded, and located at the member's own
+    definition (or the class; ``at``: an injection site)."""
+    file, line = at if at is not None else _where(cls, None if finding.wrong in _AT_CLASS else finding.member)
+    text = message(finding)
+    if finding.wrong in _PLAIN:
+        text = _plain(text)
+    return Problem(finding.checker, finding.member, text, file, line, unverified=finding.wrong in _BLIND)
 
 
-def _member_problem(checker: str, tag: LineTag, diag: Diagnostic, cls: DiscoveredClass | None) -> Problem:
-    """One diagnostic on a member line (or the factory line), as what the
-    call site needs and what the class has."""
-    member = tag.member or ""
-    short = cls.qualname.rpartition(".")[2] if cls is not None else None
-    if _missing(diag):
-        lead = f"missing: {short} has no {member}" if short else "missing"
-        return _located(checker, cls, member, _compose(lead, [], tag.expected, None), at_class=True)
-    lead = {
-        LineKind.MEMBER_SIGNATURE: "signature does not match",
-        LineKind.MEMBER_TYPE: "type does not match",
-        LineKind.FACTORY: "build_draft_tp_worker cannot use it as draft_worker_cls",
-    }.get(tag.kind, "does not match")
-    reasons = _reasons(_indented(diag.message), short)
-    return _located(checker, cls, member, _compose(lead, reasons, tag.expected, _got(cls, member)))
+def _problems(findings: Sequence[Finding], cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> tuple[Problem, ...]:
+    """Each finding as a problem, once: two lines may say the same thing."""
+    seen: set[tuple[str | None, str]] = set()
+    out: list[Problem] = []
+    for problem in (_problem(f, cls, at) for f in findings):
+        key = (problem.member, problem.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(problem)
+    return tuple(out)
 
 
-def _protocol_problems(
-    checker: str,
-    check: Check,
-    diag: Diagnostic,
-    cls: DiscoveredClass | None,
-    expected: Mapping[str, str],
-) -> list[Problem]:
-    """The whole-protocol line, kept when no member line said anything: the
-    members pyright names under it, each with its own reasons; or one
-    problem about the class when the checker names none (mypy)."""
-    lines = _indented(diag.message)
-    short = cls.qualname.rpartition(".")[2] if cls is not None else None
-    found: list[Problem] = []
-    for n, (indent, text) in enumerate(lines):
-        header = _MEMBER_HEADER.match(text)
-        if header is None:
-            continue
-        member = header.group("member")
-        nested: list[tuple[int, str]] = []
-        for inner, inner_text in lines[n + 1 :]:
-            if inner <= indent:
-                break
-            nested.append((inner, inner_text))
-        if header.group("what") == "is not present":
-            lead = f"missing: {short} has no {member}" if short else "missing"
-            found.append(_located(checker, cls, member, _compose(lead, [], expected.get(member), None), at_class=True))
-        else:
-            message = _compose("does not match", _reasons(nested, short), expected.get(member), _got(cls, member))
-            found.append(_located(checker, cls, member, message))
-    if found:
-        return found
-    lead = f"does not satisfy {check.protocol}, and {checker} names no member; see spec-protocols explain {check.protocol}"
-    return [_located(checker, cls, None, lead)]
+def _note(notes: Sequence[Finding]) -> str | None:
+    """The notes of a check, in one line, each once."""
+    text: str | None = None
+    for note in notes:
+        words = message(note)
+        text = words if text is None or words in text else f"{text}; {words}"
+    return text
+
+
+# -- the verdict core ----------------------------------------------------------
 
 
 def interpret(
@@ -258,7 +263,7 @@ def interpret(
       checker, and the member is ``unverified`` (a blind spot, never a pass);
     * the constructor line: an error is a problem of ``__init__``, except that
       "cannot instantiate abstract class" on a class that may be abstract (an
-      intentional base) makes it a note instead.
+      intentional base, in a role that excuses it) makes it a note instead.
     """
     by_line: dict[int, list[Diagnostic]] = {}
     by_site: dict[int, list[Diagnostic]] = {}
@@ -267,203 +272,259 @@ def interpret(
             by_site.setdefault(diag.site[0], []).append(diag)
         else:
             by_line.setdefault(diag.line, []).append(diag)
-
-    verdicts: dict[Check, Verdict] = {}
-    problems: dict[Check, tuple[Problem, ...]] = {}
-    notes: dict[Check, str] = {}
     untagged = [d for line, ds in by_line.items() if line not in harness.tags for d in ds]
     if untagged:
         # An error outside every class's lines means the harness itself did
         # not check (an import of spec_protocols failed, say): nothing is verified.
         first = min(untagged, key=lambda d: d.line)
-        detail = f"{checker} could not check the harness (line {first.line}: {_summary(first.message)})"
-        all_checks = [*harness.checks, *(Check(s.target, _SITE_PROTOCOL) for s in (shadow.sites.values() if shadow else ()))]
+        blind = Finding(Wrong.HARNESS_UNCHECKED, checker, line=first.line, detail=_summary(first.message))
+        every = [*harness.checks, *(Check(s.target, _SITE_PROTOCOL) for s in (shadow.sites.values() if shadow else ()))]
         return CheckerOutcome(
-            checker,
-            {c: Verdict.UNVERIFIED for c in all_checks},
-            {c: (Problem(checker, None, detail, unverified=True),) for c in all_checks},
-            seconds,
+            checker, {c: Verdict.UNVERIFIED for c in every}, {c: _problems([blind], None) for c in every}, seconds
         )
-
-    tags_by_target: dict[str, list[tuple[int, LineTag]]] = {}
-    for line, tag in sorted(harness.tags.items()):
-        tags_by_target.setdefault(tag.target, []).append((line, tag))
-
-    for target, tagged in tags_by_target.items():
-        if all(t.kind is LineKind.SITE for _, t in tagged):
-            continue
-        judged = _judge_class(checker, tagged, by_line, target in harness.may_be_abstract, harness.classes.get(target))
-        for check, (verdict, found, note) in judged.items():
-            verdicts[check] = verdict
-            problems[check] = found
-            if note is not None:
-                notes[check] = note
-
+    judged = _judge_classes(checker, harness, by_line)
     if shadow is not None:
-        site_import_errors = {
-            t.target: by_line[line] for line, t in harness.tags.items() if t.kind is LineKind.SITE and by_line.get(line)
-        }
-        for number, site in shadow.sites.items():
-            check = Check(site.target, _SITE_PROTOCOL)
-            verdict, found = _judge_site(checker, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
-            verdicts[check] = verdict
-            problems[check] = found
+        judged.update(_judge_sites(checker, harness, shadow, by_line, by_site))
+    verdicts = {check: j.verdict for check, (j, _, _) in judged.items()}
+    problems = {check: _problems(j.findings, cls, at) for check, (j, cls, at) in judged.items()}
+    notes = {check: note for check, (j, _, _) in judged.items() if (note := _note(j.notes)) is not None}
     return CheckerOutcome(checker, verdicts, problems, seconds, notes)
 
 
-def _judge_class(
+#: A judgement, with what locates its problems: the class, or an injection site's place.
+_Located = tuple[Judgement, DiscoveredClass | None, tuple[str, int] | None]
+
+
+def _judge_classes(checker: str, harness: Harness, by_line: Mapping[int, Sequence[Diagnostic]]) -> dict[Check, _Located]:
+    """Every class's checks, each class from its own lines."""
+    tags_by_target: dict[str, list[tuple[int, LineTag]]] = {}
+    for line, tag in sorted(harness.tags.items()):
+        tags_by_target.setdefault(tag.target, []).append((line, tag))
+    judged: dict[Check, _Located] = {}
+    for target, tagged in tags_by_target.items():
+        if all(t.kind is LineKind.SITE for _, t in tagged):
+            continue
+        cls = harness.classes.get(target)
+        for check, judgement in judge_class(checker, tagged, by_line, target in harness.may_be_abstract, cls).items():
+            judged[check] = (judgement, cls, None)
+    return judged
+
+
+def _judge_sites(
+    checker: str,
+    harness: Harness,
+    shadow: SiteShadow,
+    by_line: Mapping[int, Sequence[Diagnostic]],
+    by_site: Mapping[int, Sequence[Diagnostic]],
+) -> dict[Check, _Located]:
+    """Every injection site, from the diagnostics inside its call (and the harness line importing its module)."""
+    site_import_errors = {
+        t.target: by_line[line] for line, t in harness.tags.items() if t.kind is LineKind.SITE and by_line.get(line)
+    }
+    judged: dict[Check, _Located] = {}
+    for number, site in shadow.sites.items():
+        judgement = judge_site(checker, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
+        judged[Check(site.target, _SITE_PROTOCOL)] = (judgement, None, (str(site.file), site.line))
+    return judged
+
+
+def judge_class(
     checker: str,
     tagged: Sequence[tuple[int, LineTag]],
     by_line: Mapping[int, Sequence[Diagnostic]],
     may_be_abstract: bool,
     cls: DiscoveredClass | None = None,
-) -> dict[Check, tuple[Verdict, tuple[Problem, ...], str | None]]:
+) -> dict[Check, Judgement]:
+    """A class's checks, from the diagnostics on its own lines (``tagged``)."""
     checks = sorted({t.check for _, t in tagged if t.check is not None})
 
-    def errors(kind: LineKind) -> list[Diagnostic]:
-        return [d for line, t in tagged if t.kind is kind for d in by_line.get(line, [])]
-
-    def fired(kind: LineKind) -> bool:
-        return bool(errors(kind))
+    def errors(kind: LineKind) -> list[tuple[int, Diagnostic]]:
+        return [(line, d) for line, t in tagged if t.kind is kind for d in by_line.get(line, [])]
 
     import_errors = errors(LineKind.IMPORT)
-    if import_errors or not fired(LineKind.CANARY_CLASS):
-        why = (
-            f"{checker} could not import it: {_summary(import_errors[0].message)}"
-            if import_errors
-            else f"{checker} sees this class as Any/Unknown (an untyped or unresolved import or base class), "
-            "so nothing about it can be verified"
-        )
-        file, line = _where(cls, None)
-        return {check: (Verdict.UNVERIFIED, (Problem(checker, None, why, file, line, unverified=True),), None) for check in checks}
-    has_getattr = not fired(LineKind.CANARY_INSTANCE)
-
-    judged: dict[Check, tuple[Verdict, tuple[Problem, ...], str | None]] = {}
+    if import_errors or not errors(LineKind.CANARY_CLASS):
+        if import_errors:
+            line, first = import_errors[0]
+            blind = Finding(Wrong.NOT_IMPORTABLE, checker, line=line, detail=_summary(first.message))
+        else:
+            blind = Finding(Wrong.CLASS_ANY, checker)
+        return {check: Judgement(Verdict.UNVERIFIED, (blind,)) for check in checks}
+    # A silent instance canary: the class has a __getattr__.
+    has_getattr = not errors(LineKind.CANARY_INSTANCE)
+    judged: dict[Check, Judgement] = {}
     for check in checks:
-        mine = [(line, t) for line, t in tagged if t.check == check]
-        found: list[Problem] = []
-        whole: list[Problem] = []
-        blind: list[Problem] = []
-        note: str | None = None
-        canaries: dict[tuple[str | None, LineKind], bool] = {}
-        construction = [d for line, t in mine if t.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT) for d in by_line.get(line, [])]
-        abstract = [d for d in construction if _is_abstract(d)]
-        abstract_base = bool(abstract) and policy_for(check.protocol).may_be_abstract(may_be_abstract)
-        if abstract_base:
-            # An intentional base: sglang builds its subclasses, not it.
-            note = ABSTRACT_BASE_NOTE
-        # The protocol's own words for each member, for the whole-protocol line.
-        expected = {t.member: t.expected for _, t in mine if t.member is not None and t.expected is not None}
-        constructor: list[Diagnostic] = []
-        factory: list[Problem] = []
-        constructor_expected: str | None = None
-        for line, tag in mine:
-            diags = by_line.get(line, [])
-            if tag.kind in (LineKind.MEMBER_ANY, LineKind.MEMBER_GRADUAL):
-                canaries[(tag.member, tag.kind)] = bool(diags)
-                continue
-            if tag.kind is LineKind.NEEDS_ANY:
-                if not diags:
-                    # The members the class defines were checked; only what
-                    # its kept defaults need of the draft worker could not be.
-                    note = _join(note, _needs_blind(checker, tag.need))
-                continue
-            for diag in diags:
-                if tag.kind is LineKind.MEMBER:
-                    # The class object: authoritative only for a class with
-                    # __getattr__ (otherwise the instance lines decide, and an
-                    # attribute set in __init__ is legitimately absent from the
-                    # class object). mypy says so outright for instance-only
-                    # attributes.
-                    if not has_getattr or "instance-only attribute" in diag.message:
-                        continue
-                if tag.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT):
-                    if abstract_base or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
-                        continue
-                    if _is_abstract(diag):
-                        # What is missing is an implementation in the class.
-                        found.append(_located(checker, cls, tag.member, _abstract_message(diag), at_class=True))
-                    else:
-                        constructor.append(diag)
-                        constructor_expected = tag.expected
-                    continue
-                if tag.kind is LineKind.PROTOCOL:
-                    whole.extend(_protocol_problems(checker, check, diag, cls, expected))
-                elif tag.kind is LineKind.NEEDS:
-                    reasons = _reasons(_indented(diag.message), None) or [_summary(diag.message)]
-                    found.append(_located(checker, cls, tag.member, _need_message(tag, "; ".join(reasons))))
-                else:
-                    problem = _member_problem(checker, tag, diag, cls)
-                    (factory if tag.kind is LineKind.FACTORY else found).append(problem)
-        if not constructor:
-            found.extend(factory)
-        else:
-            # The factory line compares the whole constructor with the
-            # protocol's call, and the constructor's own line names each
-            # keyword the call cannot pass, plainly: the factory line would
-            # repeat it. (What it alone says, that the class does not build an
-            # InjectableDraftWorker, it says once the call is fixed.)
-            # One problem for the call: each keyword it cannot take is a
-            # reason, and the constructor it meets is the one "got".
-            reasons = [r for d in constructor for r in (_reasons(_indented(d.message), None) or [_summary(d.message)])]
-            message = _compose(
-                "the constructor cannot take the call sglang makes",
-                list(dict.fromkeys(reasons)),
-                constructor_expected,
-                _got(cls, "__init__"),
-            )
-            found.append(_located(checker, cls, "__init__", message))
-        failing = {p.member for p in found}
-        for (member, kind), was_fired in canaries.items():
-            if was_fired or member in failing:
-                continue
-            what = (
-                f"{checker} sees {member} as Any (annotated Any, or wrapped by an untyped decorator): "
-                "nothing about it can be verified"
-                if kind is LineKind.MEMBER_ANY
-                else f"{checker} sees {member}'s signature as (...) -> Any (a decorator typed Callable[..., Any], "
-                "or unannotated *args/**kwargs and result): it accepts any call, so nothing about it can be verified"
-            )
-            if not any(p.member == member for p in blind):
-                file, line = _where(cls, member)
-                blind.append(Problem(checker, member, what, file, line, unverified=True))
-        # The whole-protocol line repeats what the member lines say; keep it
-        # only when it is the sole evidence (it then names no member).
-        result = found or whole
-        if result:
-            verdict = Verdict.FAIL
-        elif blind:
-            verdict = Verdict.UNVERIFIED
-        else:
-            verdict = Verdict.PASS
-        judged[check] = (verdict, tuple(_dedupe([*result, *blind])), note)
+        judge = _CheckJudge(checker, check, cls, has_getattr)
+        judge.read_all([(line, t) for line, t in tagged if t.check == check], by_line, may_be_abstract)
+        judged[check] = judge.judgement()
     return judged
 
 
-def _need_message(tag: LineTag, message: str) -> str:
-    """A problem of a kept BaseSpecWorker default, in the words of that default."""
-    if tag.member == "draft_worker":
-        return f"BaseSpecWorker's defaults, which this class keeps, read the draft worker as {tag.need}: {message}"
-    return f"{tag.need}: {message}"
+#: What an error on a member line says is wrong, by the line's kind.
+_WRONG_OF_LINE: Mapping[LineKind, Wrong] = {
+    LineKind.MEMBER_SIGNATURE: Wrong.SIGNATURE,
+    LineKind.MEMBER_TYPE: Wrong.TYPE,
+    LineKind.FACTORY: Wrong.FACTORY,
+}
 
 
-def _needs_blind(checker: str, source: str | None) -> str:
-    """Why ``checker`` could not check the draft worker's side of the kept
-    defaults, and what to annotate so that it can."""
-    if source == "draft_worker":
-        where = "the class's draft_worker property has no return type it can read"
-        fix = "annotate it (-> YourDraftWorker | None; -> None for a worker with no draft model)"
-    else:
-        where = "self._draft_worker is untyped where the class sets it"
-        fix = "annotate it where it is set (self._draft_worker: YourDraftWorker | None = ...)"
-    return (
-        f"{checker} sees this class's draft worker as Any ({where}), so what the BaseSpecWorker defaults it keeps "
-        f"use of the draft worker (e.g. draft_runners) is not checked by {checker}: {fix}"
-    )
+class _CheckJudge:
+    """The findings of one check, read line by line; :meth:`judgement` decides."""
 
+    def __init__(self, checker: str, check: Check, cls: DiscoveredClass | None, has_getattr: bool) -> None:
+        self.checker = checker
+        self.check = check
+        self.cls = cls
+        self.has_getattr = has_getattr
+        self.short = _short(cls)
+        #: Member problems, in line order.
+        self.found: list[Finding] = []
+        #: What the whole-protocol line says (kept only when nothing else does).
+        self.whole: list[Finding] = []
+        #: What the factory line says (kept only when the constructor line says nothing).
+        self.factory: list[Finding] = []
+        self.notes: list[Finding] = []
+        #: (member, canary kind) -> whether the canary fired.
+        self.canaries: dict[tuple[str | None, LineKind], bool] = {}
+        #: The constructor line's errors that are not "abstract", with its line and expected call.
+        self.constructor: list[tuple[int, Diagnostic]] = []
+        self.constructor_expected: str | None = None
+        self.abstract_base = False
+        #: The protocol's own words for each member, for the whole-protocol line.
+        self.expected: dict[str, str] = {}
 
-def _join(first: str | None, second: str) -> str:
-    return second if first is None or second in first else f"{first}; {second}"
+    def read_all(
+        self, mine: Sequence[tuple[int, LineTag]], by_line: Mapping[int, Sequence[Diagnostic]], may_be_abstract: bool
+    ) -> None:
+        construction = [d for line, t in mine if t.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT) for d in by_line.get(line, [])]
+        if any(_is_abstract(d) for d in construction) and policy_for(self.check.protocol).may_be_abstract(may_be_abstract):
+            # An intentional base: sglang builds its subclasses, not it.
+            self.abstract_base = True
+            self.notes.append(Finding(Wrong.ABSTRACT_BASE, self.checker))
+        self.expected = {t.member: t.expected for _, t in mine if t.member is not None and t.expected is not None}
+        for line, tag in mine:
+            self.read(line, tag, by_line.get(line, []))
+
+    def read(self, line: int, tag: LineTag, diags: Sequence[Diagnostic]) -> None:
+        if tag.kind in (LineKind.MEMBER_ANY, LineKind.MEMBER_GRADUAL):
+            self.canaries[(tag.member, tag.kind)] = bool(diags)
+        elif tag.kind is LineKind.NEEDS_ANY:
+            if not diags:
+                # The members the class defines were checked; only what
+                # its kept defaults need of the draft worker could not be.
+                self.notes.append(Finding(Wrong.DRAFT_WORKER_ANY, self.checker, tag.member, line, detail=tag.need))
+        else:
+            for diag in diags:
+                self.read_error(line, tag, diag)
+
+    def read_error(self, line: int, tag: LineTag, diag: Diagnostic) -> None:
+        kind = tag.kind
+        if kind is LineKind.MEMBER and (not self.has_getattr or "instance-only attribute" in diag.message):
+            # The class object: authoritative only for a class with
+            # __getattr__ (otherwise the instance lines decide, and an
+            # attribute set in __init__ is legitimately absent from the
+            # class object). mypy says so outright for instance-only
+            # attributes.
+            return
+        if kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT):
+            self.read_construction(line, tag, diag)
+        elif kind is LineKind.PROTOCOL:
+            self.whole.extend(self.protocol_findings(line, diag))
+        elif kind is LineKind.NEEDS:
+            reasons = _reasons(_indented(diag.message), None) or [_summary(diag.message)]
+            self.found.append(Finding(Wrong.NEED, self.checker, tag.member, line, tuple(reasons), detail=tag.need))
+        else:
+            (self.factory if kind is LineKind.FACTORY else self.found).append(self.member_finding(line, tag, diag))
+
+    def read_construction(self, line: int, tag: LineTag, diag: Diagnostic) -> None:
+        if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
+            return
+        if _is_abstract(diag):
+            # What is missing is an implementation in the class.
+            self.found.append(Finding(Wrong.ABSTRACT, self.checker, tag.member, line, _abstract_lines(diag)))
+        else:
+            self.constructor.append((line, diag))
+            self.constructor_expected = tag.expected
+
+    def member_finding(self, line: int, tag: LineTag, diag: Diagnostic) -> Finding:
+        """One diagnostic on a member line (or the factory line), as what the
+        call site needs and what the class has."""
+        member = tag.member or ""
+        if _missing(diag):
+            return Finding(Wrong.MISSING, self.checker, member, line, expected=tag.expected, subject=self.short)
+        reasons = tuple(_reasons(_indented(diag.message), self.short))
+        wrong = _WRONG_OF_LINE.get(tag.kind, Wrong.MISMATCH)
+        return Finding(wrong, self.checker, member, line, reasons, tag.expected, _got(self.cls, member), self.short)
+
+    def protocol_findings(self, line: int, diag: Diagnostic) -> list[Finding]:
+        """The whole-protocol line, kept when no member line said anything: the
+        members pyright names under it, each with its own reasons; or one
+        finding about the class when the checker names none (mypy)."""
+        lines = _indented(diag.message)
+        found: list[Finding] = []
+        for n, (indent, text) in enumerate(lines):
+            header = _MEMBER_HEADER.match(text)
+            if header is None:
+                continue
+            member = header.group("member")
+            nested: list[tuple[int, str]] = []
+            for inner, inner_text in lines[n + 1 :]:
+                if inner <= indent:
+                    break
+                nested.append((inner, inner_text))
+            expected = self.expected.get(member)
+            if header.group("what") == "is not present":
+                found.append(Finding(Wrong.MISSING, self.checker, member, line, expected=expected, subject=self.short))
+            else:
+                reasons = tuple(_reasons(nested, self.short))
+                found.append(Finding(Wrong.MISMATCH, self.checker, member, line, reasons, expected, _got(self.cls, member), self.short))
+        return found or [Finding(Wrong.PROTOCOL, self.checker, None, line, detail=self.check.protocol)]
+
+    def construction_findings(self) -> list[Finding]:
+        """The constructor line's one problem for the call, or else the factory line's.
+
+        The factory line compares the whole constructor with the
+        protocol's call, and the constructor's own line names each
+        keyword the call cannot pass, plainly: the factory line would
+        repeat it. (What it alone says, that the class does not build an
+        InjectableDraftWorker, it says once the call is fixed.) Each
+        keyword the call cannot take is a reason, and the constructor it
+        meets is the one "got".
+        """
+        if not self.constructor:
+            return list(self.factory)
+        reasons = [r for _, d in self.constructor for r in (_reasons(_indented(d.message), None) or [_summary(d.message)])]
+        line = self.constructor[0][0]
+        return [
+            Finding(
+                Wrong.CONSTRUCTOR,
+                self.checker,
+                "__init__",
+                line,
+                tuple(dict.fromkeys(reasons)),
+                self.constructor_expected,
+                _got(self.cls, "__init__"),
+            )
+        ]
+
+    def blind_members(self, failing: set[str | None]) -> list[Finding]:
+        """A silent member canary: the member is Any (or its signature
+        ``(...) -> Any``) to the checker, unless it fails anyway."""
+        blind: list[Finding] = []
+        for (member, kind), fired in self.canaries.items():
+            if fired or member in failing or any(f.member == member for f in blind):
+                continue
+            wrong = Wrong.MEMBER_ANY if kind is LineKind.MEMBER_ANY else Wrong.MEMBER_GRADUAL
+            blind.append(Finding(wrong, self.checker, member))
+        return blind
+
+    def judgement(self) -> Judgement:
+        found = [*self.found, *self.construction_findings()]
+        blind = self.blind_members({f.member for f in found})
+        # The whole-protocol line repeats what the member lines say; keep it
+        # only when it is the sole evidence (it then names no member).
+        result = found or self.whole
+        verdict = Verdict.FAIL if result else Verdict.UNVERIFIED if blind else Verdict.PASS
+        return Judgement(verdict, (*result, *blind), tuple(self.notes))
 
 
 #: What a site's call builds, as the checkers name it when it is no DraftWorker.
@@ -473,61 +534,43 @@ _SITE_BUILDS = re.compile(
 )
 
 
-def _site_messages(site: InjectionSite, diagnostics: Sequence[Diagnostic]) -> list[str]:
-    """The diagnostics on a site's call, in the words of the site: what
+def _site_findings(checker: str, site: InjectionSite, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
+    """The diagnostics on a site's call, in the terms of the site: what
     ``build_draft_tp_worker`` would do with ``draft_worker_cls``. The call's
-    own errors (a keyword it cannot take) are one message: one call fails."""
-    messages: list[str] = []
+    own errors (a keyword it cannot take) are one finding: one call fails."""
+    found: list[Finding] = []
     call: list[str] = []
     for diag in diagnostics:
         builds = _SITE_BUILDS.search(diag.message)
         reasons = _reasons(_indented(diag.message), None)
         if builds is not None and SITE_FUNCTION in diag.message:
-            lead = f'draft_worker_cls={site.text} builds "{builds.group("built")}", which is not a DraftWorker'
             # "read as X" repeats what it builds.
-            messages.append(_compose(lead, [r for r in reasons if not r.startswith("read as")], None, None))
+            kept = tuple(r for r in reasons if not r.startswith("read as"))
+            found.append(Finding(Wrong.SITE_BUILDS, checker, "__call__", diag.line, kept, subject=site.text, detail=builds.group("built")))
         else:
             call += reasons or [_summary(diag.message)]
     if call:
-        lead = f"build_draft_tp_worker's call of draft_worker_cls={site.text} fails"
-        messages.insert(0, _compose(lead, list(dict.fromkeys(call)), None, None))
-    return [_plain(m) for m in messages]
+        found.insert(0, Finding(Wrong.SITE_CALL, checker, "__call__", reasons=tuple(dict.fromkeys(call)), subject=site.text))
+    return found
 
 
-def _judge_site(
+def judge_site(
     checker: str,
     site: InjectionSite,
     diagnostics: Sequence[Diagnostic],
     import_errors: Sequence[Diagnostic] | None,
     shadow: SiteShadow,
-) -> tuple[Verdict, tuple[Problem, ...]]:
-    file, line = str(site.file), site.line
-
-    def blind(why: str) -> tuple[Verdict, tuple[Problem, ...]]:
-        return Verdict.UNVERIFIED, (Problem(checker, None, why, file, line, unverified=True),)
-
+) -> Judgement:
+    """An injection site, from the diagnostics inside its rewritten call."""
     if site.target in shadow.unverifiable:
-        return blind(f"{checker} cannot check {site.text}: {shadow.unverifiable[site.target]}")
+        why = Finding(Wrong.SITE_UNCHECKABLE, checker, subject=site.text, detail=shadow.unverifiable[site.target])
+        return Judgement(Verdict.UNVERIFIED, (why,))
     if import_errors:
-        return blind(f"{checker} could not import the module of {site.text}: {_summary(import_errors[0].message)}")
+        why = Finding(Wrong.SITE_NOT_IMPORTABLE, checker, subject=site.text, detail=_summary(import_errors[0].message))
+        return Judgement(Verdict.UNVERIFIED, (why,))
     failures = [d for d in diagnostics if d.site is not None and not d.site[1]]
     if failures:
-        found = [Problem(checker, "__call__", m, file, line) for m in _site_messages(site, failures)]
-        return Verdict.FAIL, tuple(_dedupe(found))
+        return Judgement(Verdict.FAIL, tuple(_site_findings(checker, site, failures)))
     if any(d.site is not None and d.site[1] for d in diagnostics):
-        return Verdict.PASS, ()
-    return blind(
-        f"{checker} sees {site.text} (or what it builds) as Any, so what it builds cannot be verified; "
-        "annotate it, e.g. as DraftWorkerFactory[YourDraftWorker]"
-    )
-
-
-def _dedupe(problems: list[Problem]) -> list[Problem]:
-    seen: set[tuple[str | None, str]] = set()
-    out: list[Problem] = []
-    for p in problems:
-        key = (p.member, p.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return out
+        return Judgement(Verdict.PASS)
+    return Judgement(Verdict.UNVERIFIED, (Finding(Wrong.SITE_ANY, checker, subject=site.text),))

@@ -1,0 +1,103 @@
+"""What a static checker found, decided but not yet phrased.
+
+The verdict core (:mod:`spec_protocols.gate._checkers._interpret`) reads a
+checker's diagnostics on the harness and decides, per check, a verdict and
+:class:`Finding` values: what is wrong, with which member, on which harness
+line, and the parts a message is made of (the checker's own reasons, what
+the call site expects, what the class has). The words are composed from them
+in the reports' room (:mod:`spec_protocols.gate._reports._messages`), so that
+deciding and phrasing change apart.
+
+Plain frozen values, like the model; nothing here reads a diagnostic.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["Finding", "Got", "Wrong"]
+
+
+class Wrong(enum.Enum):
+    """What a finding says is wrong (or could not be seen, or is worth a note)."""
+
+    #: An error outside every class's lines: the harness itself was not checked.
+    HARNESS_UNCHECKED = "harness_unchecked"
+    #: The checker could not import the class.
+    NOT_IMPORTABLE = "not_importable"
+    #: The checker sees the class as Any/Unknown.
+    CLASS_ANY = "class_any"
+    #: The class is abstract, and sglang instantiates it.
+    ABSTRACT = "abstract"
+    #: The constructor cannot take the call sglang makes.
+    CONSTRUCTOR = "constructor"
+    #: A member the call site needs is missing.
+    MISSING = "missing"
+    #: A method's signature does not take the calls sglang makes.
+    SIGNATURE = "signature"
+    #: A property's type is not the one sglang reads.
+    TYPE = "type"
+    #: The class cannot be used as ``draft_worker_cls``.
+    FACTORY = "factory"
+    #: A member does not match, as the whole-protocol line (or a presence line) says.
+    MISMATCH = "mismatch"
+    #: The class does not satisfy the protocol, and the checker names no member.
+    PROTOCOL = "protocol"
+    #: What a kept BaseSpecWorker default uses on the draft worker is not there.
+    NEED = "need"
+    #: The checker sees a member as Any.
+    MEMBER_ANY = "member_any"
+    #: The checker sees a method's signature as ``(...) -> Any``.
+    MEMBER_GRADUAL = "member_gradual"
+    #: A note: the draft worker the kept defaults read is Any to the checker.
+    DRAFT_WORKER_ANY = "draft_worker_any"
+    #: A note: the class is an intentional abstract base.
+    ABSTRACT_BASE = "abstract_base"
+    #: An injection site the checker cannot check.
+    SITE_UNCHECKABLE = "site_uncheckable"
+    #: The module of an injection site cannot be imported.
+    SITE_NOT_IMPORTABLE = "site_not_importable"
+    #: What an injection site builds is not a DraftWorker.
+    SITE_BUILDS = "site_builds"
+    #: ``build_draft_tp_worker``'s call of an injection site fails.
+    SITE_CALL = "site_call"
+    #: What an injection site builds is Any to the checker.
+    SITE_ANY = "site_any"
+
+
+@dataclass(frozen=True, slots=True)
+class Got:
+    """What the class has for a member: the "got" half of a message."""
+
+    member: str
+    #: The definition a lookup on the class finds, as its file writes it; None: none.
+    definition: str | None = None
+    #: The class's short name; None: the gate does not know the class.
+    owner: str | None = None
+    #: Whether the gate read every base of the class below sglang's roots.
+    bases_read: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing a checker found for one check."""
+
+    wrong: Wrong
+    checker: str
+    #: The member it concerns (``__init__`` for the construction); None: the class.
+    member: str | None = None
+    #: The harness line it was read on (1-based), where there is one.
+    line: int | None = None
+    #: The checker's own reasons, stripped of its headlines.
+    reasons: tuple[str, ...] = ()
+    #: What the call site needs, in the protocol's words (the "expected" half).
+    expected: str | None = None
+    #: What the class has (the "got" half).
+    got: Got | None = None
+    #: Who it is about, in a message: the class's short name, or a site's expression.
+    subject: str | None = None
+    #: What else the words need: the checker's summary of an import error,
+    #: the protocol not satisfied, a kept default's use of the draft worker,
+    #: what a site builds, why a site cannot be checked.
+    detail: str | None = None
