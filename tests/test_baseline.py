@@ -511,3 +511,59 @@ def test_a_blind_spot_in_a_failing_check_is_never_accepted() -> None:
     assert result.checkers == {"mypy": Verdict.UNVERIFIED}
     assert result.problems == (blind,)
     assert result.baselined == (failure,)
+
+
+# -- the messages, exactly, where more than one thing is wrong ------------------------
+
+
+W = f"{WORKER} SpecWorker"
+
+
+@pytest.mark.parametrize(
+    ("entry_data", "message"),
+    [
+        # What is checked first is said first: unknown keys before the fields, then the fields in file order.
+        ({"reson": "typo", "target": ""}, "entry 0 has unknown key(s): reson"),
+        ({"target": "", "protocol": 5}, "entry 0 has no target"),
+        ({"protocol": ""}, f"entry 0 ({WORKER}) has no protocol"),
+        ({"member": ""}, f"entry 0 ({W}) has an invalid member: ''"),
+        ({"member": False}, f"entry 0 ({W}) has an invalid member: False"),
+        ({"checker": None}, f"entry 0 ({W} forward_batch_generation) has checker None, not one of runtime, mypy, pyright"),
+        # The message rules come before the reason's.
+        (
+            {"message": None, "reason": None},
+            f"entry 0 ({WORKER} (SpecWorker) forward_batch_generation [mypy]) has a message, but entries with a member "
+            "match any message; remove it (only whole-class entries, member null, match by message)",
+        ),
+        ({"member": None, "message": 3, "reason": ""}, f"entry 0 ({WORKER} (SpecWorker) <class> [mypy]) has an invalid message: 3"),
+        (
+            {"member": None, "message": "m", "reason": 7},
+            f"entry 0 ({WORKER} (SpecWorker) <class> [mypy]) has no reason; every entry must say why it is accepted",
+        ),
+    ],
+)
+def test_entry_errors_word_for_word(entry_data: dict[str, object], message: str) -> None:
+    text = json.dumps({"version": 1, "entries": [entry_json(**entry_data)]})
+    with pytest.raises(GateError) as info:
+        parse_baseline(text, where="b.json")
+    assert str(info.value) == f"baseline b.json: {message}"
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"version": 2, "entries": {}}, "unsupported version 2 (expected 1)"),
+        ({"entries": []}, "unsupported version None (expected 1)"),
+        ({"version": 1}, "entries is not a list"),
+        ({"version": 1, "entries": [3]}, "entry 0 is not an object"),
+    ],
+)
+def test_file_errors_word_for_word(document: dict[str, object], message: str) -> None:
+    with pytest.raises(GateError) as info:
+        parse_baseline(json.dumps(document), where="b.json")
+    assert str(info.value) == f"baseline b.json: {message}"
+
+
+@pytest.mark.parametrize("version", [1, 1.0, True])
+def test_a_version_equal_to_1_is_read(version: object) -> None:
+    assert parse_baseline(json.dumps({"version": version, "entries": [entry_json()], "sglang": "x"})).entries == (entry(),)

@@ -22,10 +22,10 @@ import pytest
 
 from spec_protocols.gate import _pipeline
 from spec_protocols.gate._cache import NO_CACHE_ENV
-from spec_protocols.gate._cache._codec import Undecodable, decode, encode
 from spec_protocols.gate._cache._fingerprint import StatMemo
 from spec_protocols.gate._checkers import CHECKERS, Checker
 from spec_protocols.gate._cli import main
+from spec_protocols.gate._codec import Undecodable, decode, encode
 from spec_protocols.gate._contract import Contract, SglangSource, extract_contract, installed_source
 from spec_protocols.gate._discovery import SourceReads, discover, resolve_target
 from spec_protocols.gate._harness import CheckInput
@@ -354,8 +354,10 @@ def _entries(cache: Path, kind: str = "checker") -> list[Path]:
         lambda text: "{not json",
         lambda text: json.dumps({**json.loads(text), "outcome": {"checker": "runtime", "verdicts": "no"}}),
         lambda text: json.dumps({**json.loads(text), "key": "0" * 64}),  # another key's entry
+        lambda text: json.dumps({**json.loads(text), "format": 1}),  # written before the one codec
+        lambda text: json.dumps({**json.loads(text), "added": 1}),  # a key no entry has
     ],
-    ids=["empty", "truncated", "not-json", "wrong-shape", "wrong-key"],
+    ids=["empty", "truncated", "not-json", "wrong-shape", "wrong-key", "old-format", "unknown-key"],
 )
 def test_a_damaged_entry_is_ignored(
     cache_on: Path, target: Path, runtime: Counting, damage: Callable[[str], str]

@@ -59,18 +59,23 @@ Decisions:
   list: every entry that accepted nothing.
 - **Atomic writes**: a temporary file in the same directory, fsync, then
   ``os.replace``; an interrupted write leaves the old file as it was.
+- **Read and written by the gate's one codec** (:mod:`spec_protocols.gate._codec`):
+  the file's shape is :class:`_StoredBaseline` and :class:`_StoredEntry`; what
+  the codec finds wrong in an entry, at the first field (in the file's key
+  order) that does not fit, is named here in the one-line message the
+  baseline has always given.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Annotated, cast
 
+from spec_protocols.gate._codec import Undecodable, Valid, decode, encode, write_atomically
 from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Problem, Result, Verdict
 
 __all__ = [
@@ -95,8 +100,6 @@ BASELINE_VERSION = 1
 #: exactly. ``message`` is ``None`` for an entry with a member (it matches any
 #: message) and the exact problem message for a whole-class entry.
 BaselineKey = tuple[str, str, str | None, str, str | None]
-
-_ENTRY_KEYS = ("target", "protocol", "member", "checker", "message", "reason")
 
 #: Checker verdicts under which the checker did not see (or did not check) the
 #: class: its problems cannot be accepted, and its entries cannot be judged.
@@ -147,6 +150,49 @@ class Baseline:
         return {e.key: e for e in self.entries}
 
 
+def _is_version(value: object) -> bool:
+    return value == BASELINE_VERSION
+
+
+#: A key that must hold a non-empty string.
+_Named = Annotated[str, Valid(bool, "a non-empty string")]
+class _Absent:
+    """Stands for a key the file does not hold (``message``, ``reason``: judged after the codec)."""
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+_ABSENT = _Absent()
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredBaseline:
+    """A baseline file's shape (other keys, such as the ``sglang`` that files
+    written before 0.1.0's cleanup recorded and nothing read, are ignored)."""
+
+    version: Annotated[object, Valid(_is_version, "the supported version")]
+    #: Each entry is read on its own (:class:`_StoredEntry`): its errors name it.
+    entries: tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredEntry:
+    """One entry's shape, its keys in the order the file writes them.
+
+    ``message`` and ``reason`` are read as they are: whether an entry needs
+    a message depends on its member, and that is said before a missing reason.
+    """
+
+    target: _Named
+    protocol: _Named
+    #: Required even when null: a forgotten member must not silently mean "the whole class".
+    member: _Named | None
+    checker: Annotated[str, Valid(CHECKER_NAMES.__contains__, "a checker's name")]
+    message: object = field(default=_ABSENT, kw_only=True)
+    reason: object = field(default=_ABSENT, kw_only=True)
+
+
 def _problem_key(result: Result, problem: Problem) -> BaselineKey:
     # The message is part of the key only for a whole-class problem.
     message = problem.message if problem.member is None else None
@@ -170,64 +216,65 @@ def _parse_entry(value: object, index: int, where: str, *, lenient: bool) -> Bas
     """One entry, validated; ``None`` for a whole-class entry without message
     when *lenient* (the writer drops those, see :func:`write_baseline`)."""
     name = f"entry {index}"
-    raw = _json_object(value)
-    if raw is None:
-        raise _fail(where, f"{name} is not an object")
-    unknown = sorted(set(raw) - set(_ENTRY_KEYS))
-    if unknown:
-        # A misspelt key ("reson") would otherwise be silently dropped.
-        raise _fail(where, f"{name} has unknown key(s): {', '.join(unknown)}")
-    target, protocol, member = raw.get("target"), raw.get("protocol"), raw.get("member")
-    checker, reason, message = raw.get("checker"), raw.get("reason"), raw.get("message")
-    if not isinstance(target, str) or not target:
-        raise _fail(where, f"{name} has no target")
-    if not isinstance(protocol, str) or not protocol:
-        raise _fail(where, f"{name} ({target}) has no protocol")
-    if "member" not in raw:
-        # Required even when null: a forgotten member must not silently mean
-        # "the whole class".
-        raise _fail(where, f"{name} ({target} {protocol}) has no member key (use null for the class)")
-    if member is not None and (not isinstance(member, str) or not member):
-        raise _fail(where, f"{name} ({target} {protocol}) has an invalid member: {member!r}")
-    if not isinstance(checker, str) or checker not in CHECKER_NAMES:
-        raise _fail(
-            where,
-            f"{name} ({target} {protocol} {member}) has checker {checker!r}, "
-            f"not one of {', '.join(CHECKER_NAMES)}",
-        )
-    entry_name = f"{name} ({target} ({protocol}) {member if member is not None else '<class>'} [{checker}])"
-    exact: str | None = None
-    if member is None:
-        if "message" not in raw or message is None:
-            if lenient:
-                return None
-            # Without its message the entry would accept every whole-class
-            # problem of its checker; what it was meant to accept is unknown,
-            # so only re-recording can say.
-            raise _fail(
-                where,
-                f"{entry_name} has no message; a whole-class entry (member null) accepts only the problem "
-                "with its exact message: re-record the baseline with --write-baseline (without --baseline)",
-            )
-        if not isinstance(message, str) or not message:
-            raise _fail(where, f"{entry_name} has an invalid message: {message!r}")
-        exact = message
-    elif "message" in raw:
-        raise _fail(
-            where,
-            f"{entry_name} has a message, but entries with a member match any message; "
-            "remove it (only whole-class entries, member null, match by message)",
-        )
+    try:
+        stored = decode(_StoredEntry, value)
+    except Undecodable as exc:
+        raise _fail(where, _unfit_entry(name, value, exc)) from None
+    member = stored.member
+    entry_name = f"{name} ({stored.target} ({stored.protocol}) {member if member is not None else '<class>'} [{stored.checker}])"
+    if lenient and member is None and (stored.message is _ABSENT or stored.message is None):
+        return None
+    message = _entry_message(stored, entry_name, where)
+    reason = stored.reason
     if not isinstance(reason, str) or not reason.strip():
         raise _fail(where, f"{entry_name} has no reason; every entry must say why it is accepted")
-    return BaselineEntry(
-        target=target,
-        protocol=protocol,
-        member=member,
-        checker=checker,
-        reason=reason.strip(),
-        message=exact,
-    )
+    return BaselineEntry(stored.target, stored.protocol, member, stored.checker, reason=reason.strip(), message=message)
+
+
+def _unfit_entry(name: str, value: object, exc: Undecodable) -> str:
+    """What is wrong with an entry the codec could not read, as the baseline has always said it."""
+    raw = cast(dict[str, object], value) if isinstance(value, dict) else {}
+    target, protocol, member = raw.get("target"), raw.get("protocol"), raw.get("member")
+    where = exc.path[0] if exc.path else None
+    if not isinstance(value, dict):
+        return f"{name} is not an object"
+    if exc.unknown:
+        # A misspelt key ("reson") would otherwise be silently dropped.
+        return f"{name} has unknown key(s): {', '.join(exc.unknown)}"
+    if where == "target":
+        return f"{name} has no target"
+    if where == "protocol":
+        return f"{name} ({target}) has no protocol"
+    if where == "member" and exc.missing:
+        return f"{name} ({target} {protocol}) has no member key (use null for the class)"
+    if where == "member":
+        return f"{name} ({target} {protocol}) has an invalid member: {member!r}"
+    return f"{name} ({target} {protocol} {member}) has checker {raw.get('checker')!r}, not one of {', '.join(CHECKER_NAMES)}"
+
+
+def _entry_message(stored: _StoredEntry, entry_name: str, where: str) -> str | None:
+    """The exact message a whole-class entry matches; None for an entry with a member."""
+    message = stored.message
+    if stored.member is not None:
+        if message is not _ABSENT:
+            raise _fail(
+                where,
+                f"{entry_name} has a message, but entries with a member match any message; "
+                "remove it (only whole-class entries, member null, match by message)",
+            )
+        return None
+    if message is _ABSENT or message is None:
+        # Without its message the entry would accept every whole-class
+        # problem of its checker; what it was meant to accept is unknown,
+        # so only re-recording can say.
+        raise _fail(
+            where,
+            f"{entry_name} has no message; a whole-class entry (member null) accepts only the problem "
+            "with its exact message: re-record the baseline with --write-baseline (without --baseline)",
+        )
+    if not isinstance(message, str) or not message:
+        raise _fail(where, f"{entry_name} has an invalid message: {message!r}")
+    return message
 
 
 def parse_baseline(text: str, *, where: str = "<string>", lenient: bool = False) -> Baseline:
@@ -240,21 +287,16 @@ def parse_baseline(text: str, *, where: str = "<string>", lenient: bool = False)
     replaces them); every other error still raises.
     """
     try:
-        doc = _json_object(json.loads(text))
+        data: object = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _fail(where, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    if doc is None:
-        raise _fail(where, "not a JSON object")
-    if doc.get("version") != BASELINE_VERSION:
-        raise _fail(where, f"unsupported version {doc.get('version')!r} (expected {BASELINE_VERSION})")
-    # An "sglang" key (files written before 0.1.0's cleanup recorded one that
-    # nothing read) is accepted and ignored.
-    raw_entries = _json_list(doc.get("entries"))
-    if raw_entries is None:
-        raise _fail(where, "entries is not a list")
+    try:
+        doc = decode(_StoredBaseline, data, ignore_unknown=True)
+    except Undecodable as exc:
+        raise _fail(where, _unfit_file(data, exc)) from None
     entries: list[BaselineEntry] = []
     seen: set[BaselineKey] = set()
-    for index, raw in enumerate(raw_entries):
+    for index, raw in enumerate(doc.entries):
         entry = _parse_entry(raw, index, where, lenient=lenient)
         if entry is None:
             continue
@@ -264,6 +306,14 @@ def parse_baseline(text: str, *, where: str = "<string>", lenient: bool = False)
         seen.add(entry.key)
         entries.append(entry)
     return Baseline(entries=tuple(entries))
+
+
+def _unfit_file(data: object, exc: Undecodable) -> str:
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if exc.path[:1] == ("version",):
+        return f"unsupported version {cast(dict[str, object], data).get('version')!r} (expected {BASELINE_VERSION})"
+    return "entries is not a list"
 
 
 def load_baseline(path: str | os.PathLike[str], *, lenient: bool = False) -> Baseline:
@@ -284,35 +334,40 @@ def load_baseline(path: str | os.PathLike[str], *, lenient: bool = False) -> Bas
 def _recompute(result: Result, kept: tuple[Problem, ...], accepted: tuple[Problem, ...]) -> Result:
     if not accepted:
         return result
-    checkers = dict(result.checkers)
-    for name, verdict in result.checkers.items():
-        had = any(p.checker == name for p in accepted)
-        still = [p for p in kept if p.checker == name]
-        # A checker passes once every problem it reported is accepted, and is
-        # unverified when only its blind spots remain; a checker with nothing
-        # accepted keeps its verdict as it was.
-        if verdict is Verdict.FAIL and had and not still:
-            checkers[name] = Verdict.PASS
-        elif verdict is Verdict.FAIL and had and all(p.unverified for p in still):
-            checkers[name] = Verdict.UNVERIFIED
-    verdict = result.verdict
-    if verdict is Verdict.FAIL:
-        values = set(checkers.values())
-        if Verdict.FAIL in values or (any(not p.unverified for p in kept) and Verdict.UNVERIFIED not in values):
-            verdict = Verdict.FAIL
-        elif Verdict.UNVERIFIED in values:
-            verdict = Verdict.UNVERIFIED
-        elif Verdict.PASS in values and not kept:
-            verdict = Verdict.PASS
-        # else: every checker skipped; nothing vouches for the class, so the
-        # original FAIL stands.
+    checkers = {name: _checker_verdict(name, verdict, kept, accepted) for name, verdict in result.checkers.items()}
     return replace(
         result,
-        verdict=verdict,
+        verdict=_result_verdict(result.verdict, checkers, kept),
         checkers=checkers,
         problems=kept,
         baselined=(*result.baselined, *accepted),
     )
+
+
+def _checker_verdict(name: str, verdict: Verdict, kept: tuple[Problem, ...], accepted: tuple[Problem, ...]) -> Verdict:
+    # A checker passes once every problem it reported is accepted, and is
+    # unverified when only its blind spots remain; a checker with nothing
+    # accepted keeps its verdict as it was.
+    if verdict is not Verdict.FAIL or not any(p.checker == name for p in accepted):
+        return verdict
+    still = [p for p in kept if p.checker == name]
+    if not still:
+        return Verdict.PASS
+    return Verdict.UNVERIFIED if all(p.unverified for p in still) else verdict
+
+
+def _result_verdict(verdict: Verdict, checkers: Mapping[str, Verdict], kept: tuple[Problem, ...]) -> Verdict:
+    if verdict is not Verdict.FAIL:
+        return verdict
+    values = set(checkers.values())
+    if Verdict.FAIL in values or (any(not p.unverified for p in kept) and Verdict.UNVERIFIED not in values):
+        return Verdict.FAIL
+    if Verdict.UNVERIFIED in values:
+        return Verdict.UNVERIFIED
+    if Verdict.PASS in values and not kept:
+        return Verdict.PASS
+    # Every checker skipped: nothing vouches for the class, so the original FAIL stands.
+    return verdict
 
 
 def apply_baseline(report: GateReport, baseline: Baseline) -> GateReport:
@@ -418,17 +473,10 @@ def _entries_for(report: GateReport) -> Iterable[tuple[BaselineKey, Problem]]:
                 yield _problem_key(result, problem), problem
 
 
-def _entry_json(entry: BaselineEntry) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "target": entry.target,
-        "protocol": entry.protocol,
-        "member": entry.member,
-        "checker": entry.checker,
-    }
-    if entry.member is None:
-        data["message"] = entry.message
-    data["reason"] = entry.reason
-    return data
+def _stored(entry: BaselineEntry) -> _StoredEntry:
+    # Only a whole-class entry writes its message.
+    message = entry.message if entry.member is None else _ABSENT
+    return _StoredEntry(entry.target, entry.protocol, entry.member, entry.checker, message=message, reason=entry.reason)
 
 
 def _sort_key(key: BaselineKey) -> tuple[str, str, str, str, str]:
@@ -472,55 +520,9 @@ def write_baseline(
     keys = sorted({key for key, _ in _entries_for(report)}, key=_sort_key)
     entries = tuple(existing[key] if key in existing else _new_entry(key, reason.strip()) for key in keys)
     baseline = Baseline(entries=entries)
-    document = {"version": BASELINE_VERSION, "entries": [_entry_json(e) for e in entries]}
-    _atomic_write(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    return baseline
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
+    document = encode(_StoredBaseline(BASELINE_VERSION, tuple(_stored(e) for e in entries)), omit_defaults=True)
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+        write_atomically(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n", durable=True)
     except OSError as exc:
-        raise GateError(f"baseline {path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        # Whatever failed (disk full, Ctrl-C), the temporary file goes and the
-        # old baseline stays whole.
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise GateError(f"baseline {path}: cannot write: {exc.strerror or exc}") from None
-        raise
-    # Make the rename itself durable; not every platform can open a directory.
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def _json_object(raw: object) -> dict[str, object] | None:
-    """*raw* (a value from ``json.loads``) as a JSON object, or ``None``.
-
-    The cast is sound: JSON object keys are always strings. It turns the
-    checkers' "unknown" dict into one whose values must be narrowed.
-    """
-    return cast("dict[str, object]", raw) if isinstance(raw, dict) else None
-
-
-def _json_list(raw: object) -> list[object] | None:
-    """*raw* (a value from ``json.loads``) as a JSON array, or ``None``."""
-    return cast("list[object]", raw) if isinstance(raw, list) else None
+        raise GateError(f"baseline {target}: cannot write: {exc.strerror or exc}") from None
+    return baseline

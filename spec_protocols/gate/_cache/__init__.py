@@ -68,9 +68,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, cast
+from typing import Literal, TypeVar
 
-from spec_protocols.gate._cache._codec import Undecodable, canonical, decode, encode
+from typing_extensions import Protocol
+
 from spec_protocols.gate._cache._fingerprint import (
     StatMemo,
     Tree,
@@ -85,6 +86,7 @@ from spec_protocols.gate._cache._fingerprint import (
     write_json,
 )
 from spec_protocols.gate._checkers import Checker
+from spec_protocols.gate._codec import canonical, decode, encode
 from spec_protocols.gate._contract import Contract, SglangSource
 from spec_protocols.gate._discovery import SourceReads
 from spec_protocols.gate._harness import CheckInput, StaticInput
@@ -98,11 +100,57 @@ __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
 NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when an entry's layout or the key's meaning changes: old entries are then never read.
-_FORMAT = 1
+# 2: entries written by the one codec (spec_protocols.gate._codec): a
+# Mapping[str, ...] is a JSON object (it was a list of pairs), and every entry
+# is one of the typed envelopes below.
+_FORMAT = 2
 # ... and these when a stored contract's or discovery's meaning changes
 # without this package's text changing (its content is in their keys).
 _CONTRACT_FORMAT = 1
 _DISCOVERY_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class _OutcomeEntry:
+    """A checker's stored outcome, as an entry file holds it."""
+
+    format: int
+    key: str
+    checker: str
+    outcome: CheckerOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class _ContractEntry:
+    """A stored contract."""
+
+    format: int
+    key: str
+    stage: Literal["contract"]
+    value: Contract
+
+
+@dataclass(frozen=True, slots=True)
+class _DiscoveryEntry:
+    """A stored discovery, and what each top-level name it read or looked for resolved to."""
+
+    format: int
+    key: str
+    stage: Literal["discovery"]
+    #: top-level name -> None (absent), "built-in", "stdlib", "installed", or [[folder or file, digest], ...].
+    reads: Mapping[str, object]
+    value: Discovery
+
+
+class _Entry(Protocol):
+    @property
+    def format(self) -> int: ...
+
+    @property
+    def key(self) -> str: ...
+
+
+_E = TypeVar("_E", bound=_Entry)
 
 
 @dataclass(slots=True)
@@ -155,14 +203,13 @@ class VerdictCache:
             )
         except (GateError, OSError, TypeError):
             key = None
-        stored = self._load_stage(key, "contract") if key is not None else None
-        found = _decoded(Contract, stored["value"]) if stored is not None else None
+        stored = self._read(key, _ContractEntry) if key is not None else None
         self.seconds += time.perf_counter() - start
-        if isinstance(found, Contract):
-            return found
+        if stored is not None:
+            return stored.value
         contract = extract()
         if key is not None:
-            self._store_stage(key, "contract", {"value": _encoded(contract)})
+            self._write(key, lambda: _ContractEntry(_FORMAT, key, "contract", contract))
         return contract
 
     def discovery(
@@ -195,21 +242,11 @@ class VerdictCache:
             )
         except (GateError, OSError, TypeError):
             key = None
-        stored = self._load_stage(key, "discovery") if key is not None else None
-        found: object = None
-        if stored is not None:
-            try:
-                recorded = _names(stored["reads"])
-                # Every entry names at least sglang, this package and the targets' packages.
-                if recorded is not None and checked <= recorded.keys():
-                    now = {name: self._resolved(name, search, checked, []) for name in recorded}
-                    if json.loads(json.dumps(now)) == recorded:
-                        found = _decoded(Discovery, stored["value"])
-            except (GateError, OSError, LookupError, TypeError, ValueError):
-                found = None
+        stored = self._read(key, _DiscoveryEntry) if key is not None else None
+        found = stored is not None and self._still_resolves(stored.reads, search, checked)
         self.seconds += time.perf_counter() - start
-        if isinstance(found, Discovery):
-            return found
+        if stored is not None and found:
+            return stored.value
         read = SourceReads()
         discovery = discover(read)
         if key is None:
@@ -222,8 +259,8 @@ class VerdictCache:
             # A tree digested after discovery read it must hold what it read:
             # a file edited in between would key the old result on the new content.
             if _as_read(read.files, trees):
-                self._store_stage(key, "discovery", {"reads": reads, "value": _encoded(discovery)})
-        except (GateError, OSError, TypeError):
+                self._write(key, lambda: _DiscoveryEntry(_FORMAT, key, "discovery", reads, discovery))
+        except (GateError, OSError):
             pass
         self.seconds += time.perf_counter() - start
         return discovery
@@ -267,9 +304,9 @@ class VerdictCache:
             }
             key = _hash(payload)
             lookup.keys[checker.name] = key
-            found = self._load(key, checker.name)
-            if found is not None:
-                lookup.hits[checker.name] = found
+            found = self._read(key, _OutcomeEntry)
+            if found is not None and found.checker == checker.name == found.outcome.checker:
+                lookup.hits[checker.name] = found.outcome
         self.seconds += time.perf_counter() - start
         return lookup
 
@@ -279,41 +316,40 @@ class VerdictCache:
         if key is None or outcome.transient:
             return
         start = time.perf_counter()
-        try:
-            document = {"format": _FORMAT, "key": key, "checker": outcome.checker, "outcome": encode(outcome)}
-        except TypeError:
-            return
-        write_json(self._entry(key), document)
+        self._write(key, lambda: _OutcomeEntry(_FORMAT, key, outcome.checker, outcome))
         self.seconds += time.perf_counter() - start
 
     def _entry(self, key: str) -> Path:
         return self.root / "entries" / key[:2] / f"{key}.json"
 
-    def _load(self, key: str, checker: str) -> CheckerOutcome | None:
+    def _read(self, key: str, kind: type[_E]) -> _E | None:
+        """The entry of type ``kind`` stored under ``key``; None when there is
+        none, or it is cut short, damaged, of another format or another key
+        (then the stage or checker runs, and its result overwrites it)."""
         try:
-            data: Any = json.loads(self._entry(key).read_text(encoding="utf-8"))
-            if data["format"] != _FORMAT or data["key"] != key or data["checker"] != checker:
-                return None
-            outcome = decode(CheckerOutcome, data["outcome"])
-        except (OSError, ValueError, LookupError, TypeError, Undecodable):
-            # Absent, cut short, written by another format, or not an outcome: run the checker.
+            entry = decode(kind, json.loads(self._entry(key).read_text(encoding="utf-8")))
+        except (OSError, ValueError):  # absent; not UTF-8, not JSON, or not an entry (Undecodable)
             return None
-        return outcome if isinstance(outcome, CheckerOutcome) and outcome.checker == checker else None
+        return entry if entry.format == _FORMAT and entry.key == key else None
 
-    def _load_stage(self, key: str, stage: str) -> dict[str, Any] | None:
-        """A stored stage's entry under ``key``, or None (absent, damaged, another format)."""
+    def _write(self, key: str, entry: Callable[[], object]) -> None:
+        """Store ``entry()`` under ``key``; nothing when the codec cannot write it."""
         try:
-            data: Any = json.loads(self._entry(key).read_text(encoding="utf-8"))
-            if data["format"] != _FORMAT or data["key"] != key or data["stage"] != stage:
-                return None
-        except (OSError, ValueError, LookupError, TypeError):
-            return None
-        return cast(dict[str, Any], data) if isinstance(data, dict) else None
+            data = encode(entry())
+        except TypeError:
+            return
+        write_json(self._entry(key), data)
 
-    def _store_stage(self, key: str, stage: str, fields: dict[str, object]) -> None:
-        if any(value is None for value in fields.values()):
-            return  # a value the codec cannot write: nothing stored
-        write_json(self._entry(key), {"format": _FORMAT, "key": key, "stage": stage, **fields})
+    def _still_resolves(self, reads: Mapping[str, object], search: Sequence[str], checked: set[str]) -> bool:
+        """Whether every top-level name a stored discovery read still resolves as it did."""
+        # Every entry names at least sglang, this package and the targets' packages.
+        if not checked <= reads.keys():
+            return False
+        try:
+            now = {name: self._resolved(name, search, checked, []) for name in reads}
+        except (GateError, OSError, LookupError, TypeError, ValueError):
+            return False
+        return bool(json.loads(json.dumps(now)) == reads)
 
     def _package(self) -> object:
         return self._world_common()["package"]
@@ -424,30 +460,6 @@ class VerdictCache:
 
 def _hash(payload: object) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-def _encoded(value: object) -> object:
-    """``value`` as JSON data, or None when the codec cannot write it (then nothing is stored)."""
-    try:
-        return encode(value)
-    except TypeError:
-        return None
-
-
-def _decoded(tp: type[object], data: object) -> object:
-    """``data`` read back as ``tp``, or None when it does not fit (then the stage runs)."""
-    try:
-        return decode(tp, data)
-    except (Undecodable, LookupError, TypeError, ValueError):
-        return None
-
-
-def _names(data: object) -> dict[str, object] | None:
-    """A stored discovery's reads (top-level name -> what it resolved to), or None when they are not that."""
-    if not isinstance(data, dict):
-        return None
-    reads = cast(dict[object, object], data)
-    return {k: v for k, v in reads.items() if isinstance(k, str)} if all(isinstance(k, str) for k in reads) else None
 
 
 def _target_files(targets: Sequence[ResolvedTarget]) -> list[list[str]]:

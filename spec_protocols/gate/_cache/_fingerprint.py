@@ -43,14 +43,14 @@ import re
 import stat
 import sys
 import sysconfig
-import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
+from spec_protocols.gate._codec import decode, encode, write_atomically
 from spec_protocols.gate._paths import in_installation
 from spec_protocols.gate._source import module_locations
 
@@ -101,6 +101,17 @@ class Tree:
     #: "" for a root that is a file): a stage that read files before the tree
     #: was digested checks that it read this content.
     files: Mapping[str, str] = field(default_factory=dict[str, str])
+
+
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    """A tree's stat memo as its file holds it."""
+
+    format: int
+    root: str
+    #: Each file's [size, mtime_ns, ctime_ns, inode, sha256, [imported names]] by
+    #: its relative path; read as it is (10,000 lists: checked where used).
+    files: Mapping[str, object]
 
 
 def _sha(data: bytes) -> str:
@@ -171,21 +182,19 @@ class StatMemo:
             return None
         return self._store / f"{_sha(str(root).encode())[:32]}.json"
 
-    def _load(self, memo_file: Path | None, root: Path) -> dict[str, list[Any]]:
+    def _load(self, memo_file: Path | None, root: Path) -> Mapping[str, object]:
         if memo_file is None:
             return {}
         try:
-            data: Any = json.loads(memo_file.read_text(encoding="utf-8"))
-            if data["format"] != _MEMO_FORMAT or data["root"] != str(root):
-                return {}
-            return cast(dict[str, list[Any]], data["files"])
-        except (OSError, ValueError, LookupError, TypeError):
+            memo = decode(_Memo, json.loads(memo_file.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
             return {}
+        return memo.files if memo.format == _MEMO_FORMAT and memo.root == str(root) else {}
 
     def _digest(self, root: Path) -> Tree:
         memo_file = self._memo_file(root)
         memo = self._load(memo_file, root)
-        kept: dict[str, list[Any]] = {}
+        kept: dict[str, object] = {}
         digest = hashlib.sha256()
         imports: set[str] = set()
         shas: dict[str, str] = {}
@@ -203,9 +212,9 @@ class StatMemo:
                 digest.update(f"{rel}\0{path}\0-\0".encode())
                 continue
             signature = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-            known = memo.get(rel)
-            if known is not None and len(known) == 6 and known[:4] == signature:
-                sha, names = str(known[4]), [str(n) for n in known[5]]
+            known = _remembered(memo.get(rel), signature)
+            if known is not None:
+                sha, names = known
             else:
                 try:
                     with open(path, "rb") as handle:
@@ -221,26 +230,28 @@ class StatMemo:
             shas[rel] = sha
             imports.update(names)
         if memo_file is not None and kept != memo:
-            write_json(memo_file, {"format": _MEMO_FORMAT, "root": str(root), "files": kept})
+            write_json(memo_file, encode(_Memo(_MEMO_FORMAT, str(root), kept)))
         return Tree(digest.hexdigest(), frozenset(imports), shas)
 
 
+def _remembered(known: object, signature: list[int]) -> tuple[str, list[str]] | None:
+    """A memo line's digest and imported names, when its stat is ``signature``."""
+    if not isinstance(known, list):
+        return None
+    line = cast(list[object], known)
+    if len(line) != 6 or line[:4] != signature or not isinstance(line[5], list):
+        return None
+    return str(line[4]), [str(n) for n in cast(list[object], line[5])]
+
+
 def write_json(path: Path, data: object) -> None:
-    """Write ``data`` to ``path`` atomically; a cache that cannot be written is no error."""
+    """Write JSON ``data`` to ``path`` atomically (:func:`~spec_protocols.gate._codec.write_atomically`),
+    its folder made if need be; a cache that cannot be written is no error."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+        write_atomically(path, json.dumps(data, separators=(",", ":")))
     except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, separators=(",", ":"))
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
 
 
 def locate(name: str, search: Iterable[str]) -> Path | None:

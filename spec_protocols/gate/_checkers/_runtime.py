@@ -27,7 +27,6 @@ a crash in one line. A timeout (the whole run, all probes together) is a
 
 from __future__ import annotations
 
-import json
 import platform
 import signal
 import subprocess
@@ -38,8 +37,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
-
+from spec_protocols.gate._checkers._probe_channel import (
+    Checking,
+    Importing,
+    ProbeCallShape,
+    ProbeClass,
+    ProbeFailed,
+    ProbeRelease,
+    ProbeRequest,
+    ProbeResult,
+    Settled,
+    read_answer,
+    read_progress,
+    request_text,
+)
 from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
@@ -95,46 +106,42 @@ def run_runtime(
         problems[check] = ()
         notes[check] = SITE_NOTE
     items = [
-        {
-            "module": c.module,
-            "qualname": c.qualname,
-            "target": c.dotted,
-            "protocols": [k.protocol for k in c.checks],
-            "may_be_abstract": c.may_be_abstract,
-            "index": index,
-        }
+        ProbeClass(index, c.module, c.qualname, c.dotted, tuple(k.protocol for k in c.checks), c.may_be_abstract)
         for index, c in enumerate(classes)
     ]
-    factory = terms.draft_factory_keywords
-    release = {
+    died = False
+    if items:
+        results, died = _run_probes(items, search_roots, timeout, deadline=start + timeout, release=_release(terms))
+        for result in results:
+            check = Check(result.target, result.protocol)
+            verdicts[check] = result.verdict
+            problems[check] = tuple(Problem(NAME, p.member, p.message) for p in result.problems)
+            if result.note:
+                notes[check] = result.note
+    # A probe that died may not die next time (it was killed for memory, say):
+    # such an outcome is not one to reuse.
+    return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes, transient=died)
+
+
+def _release(terms: ReleaseTerms) -> ProbeRelease:
+    """What the probe needs of ``terms``."""
+    return ProbeRelease(
         # The protocols a role holds a class to member by member (SpecWorker, DraftWorker).
-        "members": {p.members: list(terms.checked(p.members)) for p in role_policies() if p.members is not None},
-        "presence": list(terms.presence),
-        "nominal_hooks": dict(terms.nominal_hooks),
-        "constructor_keywords": list(terms.constructor_keywords),
-        "factory_keywords": list(factory) if factory is not None else None,
+        members={p.members: terms.checked(p.members) for p in role_policies() if p.members is not None},
+        presence=terms.presence,
+        nominal_hooks=dict(terms.nominal_hooks),
+        constructor_keywords=terms.constructor_keywords,
+        factory_keywords=terms.draft_factory_keywords,
         # A release outside the supported range: how it calls each method
         # (ReleaseTerms.call_shapes), which replaces the protocol's signature.
-        "call_shapes": {
+        call_shapes={
             protocol: {
-                member: [list(shape.positional), list(shape.keywords), list(shape.optional_keywords)]
+                member: ProbeCallShape(shape.positional, shape.keywords, shape.optional_keywords)
                 for member, shape in shapes.items()
             }
             for protocol, shapes in terms.call_shapes.items()
         },
-    }
-    died = False
-    if items:
-        entries, died = _run_probes(items, search_roots, timeout, deadline=start + timeout, release=release)
-        for entry in entries:
-            check = Check(entry["target"], entry["protocol"])
-            verdicts[check] = Verdict(entry["verdict"])
-            problems[check] = tuple(Problem(NAME, p["member"], p["message"]) for p in entry["problems"])
-            if entry.get("note"):
-                notes[check] = entry["note"]
-    # A probe that died may not die next time (it was killed for memory, say):
-    # such an outcome is not one to reuse.
-    return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes, transient=died)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,10 +149,10 @@ class _Run:
     """What one probe left behind."""
 
     finished: bool
-    #: Results of the classes it settled, by the class's index in the request.
-    settled: dict[int, list[dict[str, Any]]]
-    #: What it was doing when it stopped: ("importing", module) or ("checking", index).
-    last: tuple[str, str | int] | None
+    #: Results of the classes it settled, by the class's index.
+    settled: dict[int, tuple[ProbeResult, ...]]
+    #: What it was doing when it stopped.
+    last: Importing | Checking | None
     returncode: int
     #: Why it crashed, in one line: its own error record, else its last stderr line.
     crash_line: str
@@ -156,15 +163,15 @@ class _Run:
 
 
 def _run_probes(
-    items: list[dict[str, Any]], search_roots: Sequence[Path], timeout: float, *, deadline: float, release: dict[str, Any]
-) -> tuple[list[dict[str, Any]], bool]:
+    items: list[ProbeClass], search_roots: Sequence[Path], timeout: float, *, deadline: float, release: ProbeRelease
+) -> tuple[list[ProbeResult], bool]:
     """Every result, in request order, probing again after each death; and whether a probe died.
 
     Bounded: a probe that dies settles at least one more class (the one it
     died on is ``skipped``), or the run is a :class:`GateError`; so there are
     at most ``len(items)`` probes.
     """
-    settled: dict[int, list[dict[str, Any]]] = {}
+    settled: dict[int, tuple[ProbeResult, ...]] = {}
     pending = items
     deaths = False
     # mkdtemp: mode 0700, a name no one else can predict or take.
@@ -179,19 +186,18 @@ def _run_probes(
                 # It failed on its own, or died before importing anything:
                 # the probe itself is broken, not the target.
                 raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output)
-            doing, what = died
             deaths = True
             for item in pending:
-                if item["index"] in settled:
+                if item.index in settled:
                     continue
-                if doing == "importing" and item["module"] == what:
-                    reason = f"the runtime probe died while importing {what} ({_exit_words(run.returncode)})"
-                elif doing == "checking" and item["index"] == what:
-                    reason = f"the runtime probe died while checking {item['target']} ({_exit_words(run.returncode)})"
+                if isinstance(died, Importing) and item.module == died.module:
+                    reason = f"the runtime probe died while importing {died.module} ({_exit_words(run.returncode)})"
+                elif isinstance(died, Checking) and item.index == died.index:
+                    reason = f"the runtime probe died while checking {item.target} ({_exit_words(run.returncode)})"
                 else:
                     continue
-                settled[item["index"]] = _skipped(item, reason)
-            remaining = [item for item in pending if item["index"] not in settled]
+                settled[item.index] = _skipped(item, reason)
+            remaining = [item for item in pending if item.index not in settled]
             if len(remaining) == len(pending):
                 # Nothing settled: the death cannot be pinned on a class (a
                 # thread of the target's, say). Probing again would repeat it.
@@ -199,39 +205,30 @@ def _run_probes(
             pending = remaining
             if not pending:
                 break
-    return [entry for item in items for entry in settled[item["index"]]], deaths
+    return [result for item in items for result in settled[item.index]], deaths
 
 
-def _target_of(items: list[dict[str, Any]], index: object) -> str:
-    return next((str(item["target"]) for item in items if item["index"] == index), "a class")
+def _target_of(items: list[ProbeClass], index: int) -> str:
+    return next((item.target for item in items if item.index == index), "a class")
 
 
-def _skipped(item: dict[str, Any], reason: str) -> list[dict[str, Any]]:
-    return [
-        {"target": item["target"], "protocol": protocol, "verdict": "skipped", "problems": [], "note": reason}
-        for protocol in item["protocols"]
-    ]
+def _skipped(item: ProbeClass, reason: str) -> tuple[ProbeResult, ...]:
+    return tuple(ProbeResult(item.target, protocol, Verdict.SKIPPED, note=reason) for protocol in item.protocols)
 
 
 def _probe(
-    items: list[dict[str, Any]],
+    items: list[ProbeClass],
     search_roots: Sequence[Path],
     private: Path,
     attempt: int,
     timeout: float,
     deadline: float,
-    release: dict[str, Any],
+    release: ProbeRelease,
 ) -> _Run:
     result_file = private / f"result-{attempt}.json"
     progress_file = private / f"progress-{attempt}.jsonl"
     stderr_file = private / f"stderr-{attempt}.txt"
-    request = {
-        "search_roots": [str(p) for p in search_roots],
-        "result_file": str(result_file),
-        "progress_file": str(progress_file),
-        "classes": items,
-        "release": release,
-    }
+    request = ProbeRequest(tuple(str(p) for p in search_roots), str(result_file), str(progress_file), tuple(items), release)
     try:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -241,7 +238,7 @@ def _probe(
         with stderr_file.open("wb") as stderr:
             returncode = subprocess.run(
                 [sys.executable, "-m", "spec_protocols.gate._checkers._runtime_probe"],
-                input=json.dumps(request).encode(),
+                input=request_text(request),
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
                 timeout=remaining,
@@ -250,54 +247,36 @@ def _probe(
     except subprocess.TimeoutExpired:
         _, last, _ = _read_progress(progress_file)
         where = "starting"
-        if last is not None:
-            doing, what = last
-            where = f"importing {what}" if doing == "importing" else f"checking {_target_of(items, what)}"
+        if isinstance(last, Importing):
+            where = f"importing {last.module}"
+        elif isinstance(last, Checking):
+            where = f"checking {_target_of(items, last.index)}"
         raise GateError(f"the runtime checker exceeded --timeout {timeout:g}s while {where}") from None
-    final = _read_result(result_file)
+    final = read_answer(result_file)
     if final is not None:
-        return _Run(True, final, None, returncode, "")
+        return _Run(True, dict(final.results), None, returncode, "")
     settled, last, error = _read_progress(progress_file)
     tail = _stderr_tail(stderr_file)
     crash_line = error if error is not None else _last_line(tail)
     return _Run(False, settled, last, returncode, crash_line, failed=error is not None, output=tail)
 
 
-def _read_result(path: Path) -> dict[int, list[dict[str, Any]]] | None:
-    """The finished probe's results by index; None when it did not finish."""
-    try:
-        answer: Any = json.loads(path.read_text(encoding="utf-8"))
-        table: dict[str, list[dict[str, Any]]] = answer["results"]
-        return {int(index): list(results) for index, results in table.items()}
-    except (OSError, ValueError, LookupError, TypeError, AttributeError):
-        # Absent (the probe died) or unreadable: the progress file decides.
-        return None
-
-
-def _read_progress(
-    path: Path,
-) -> tuple[dict[int, list[dict[str, Any]]], tuple[str, str | int] | None, str | None]:
+def _read_progress(path: Path) -> tuple[dict[int, tuple[ProbeResult, ...]], Importing | Checking | None, str | None]:
     """The classes a probe settled (by index), the last thing it started, and its own error."""
-    settled: dict[int, list[dict[str, Any]]] = {}
-    last: tuple[str, str | int] | None = None
+    settled: dict[int, tuple[ProbeResult, ...]] = {}
+    last: Importing | Checking | None = None
     error: str | None = None
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return settled, None, None
-    for line in text.splitlines():
-        try:
-            record: Any = json.loads(line)
-            if "item" in record:
-                settled[int(record["item"])] = list(record["results"])
-            elif "importing" in record:
-                last = ("importing", str(record["importing"]))
-            elif "checking" in record:
-                last = ("checking", int(record["index"]))
-            elif "error" in record:
-                error = str(record["error"])
-        except (ValueError, LookupError, TypeError):
-            continue  # a line cut short by the death
+    for record in read_progress(text):
+        if isinstance(record, Settled):
+            settled[record.index] = record.results
+        elif isinstance(record, ProbeFailed):
+            error = record.error
+        else:
+            last = record
     return settled, last, error
 
 

@@ -1,34 +1,26 @@
 """Subprocess side of the runtime checker: import the target, check its classes.
 
-Not an API; run by :mod:`spec_protocols.gate._checkers._runtime`, which sends a
-JSON request on stdin::
-
-    {"search_roots": [...], "result_file": PATH, "progress_file": PATH,
-     "classes": [{"module", "qualname", "target", "protocols", "may_be_abstract", "index"}, ...],
-     "release": {"members": {protocol: [member, ...]}, "presence": [member, ...],
-                 "constructor_keywords": [...], "factory_keywords": [...] | null}}
-
-(``release``: what the sglang release checked against asks; only those
-members are judged, and constructors are called with its keywords. Absent:
-the newest supported release's protocols, whole.)
-
-(``index`` names the class in the progress file; its position in the list
-when absent.)
+Not an API; run by :mod:`spec_protocols.gate._checkers._runtime`, which sends
+a :class:`~._probe_channel.ProbeRequest` on stdin: where to import from, the
+classes (each with its ``index``, which names it in the progress and result
+files) and what the sglang release checked against asks (only the members
+it calls are judged, and constructors are called with its keywords). The
+records of the channel, and how each is written and read, are
+:mod:`._probe_channel`.
 
 The probe runs code it does not control (the target's module-level code), so
 it talks back only through files in the parent's private directory, never
 through stdout or stderr, which the target shares:
 
-* ``progress_file``, appended one JSON line at a time with one ``write``
-  each (no buffer to lose): ``{"importing": module}`` before each import,
-  ``{"checking": target, "index": i}`` before each class, and ``{"item": i,
-  "results": [...]}`` once a class is done. If the process dies (the target
-  calls ``os._exit`` or segfaults), the parent reads what was settled and
-  which module or class was running. ``{"error": ...}`` is the probe's own
+* ``progress_file``, appended one line at a time with one ``write`` each
+  (no buffer to lose): ``Importing`` before each import, ``Checking`` before
+  each class, and ``Settled`` once a class is done. If the process dies (the
+  target calls ``os._exit`` or segfaults), the parent reads what was settled
+  and which module or class was running. ``ProbeFailed`` is the probe's own
   failure (a bug), which the parent reports as a crash.
 * ``result_file``, written once at the end, atomically (a temporary file in
-  the same directory, then ``os.replace``): every result. Its presence is
-  what "the probe finished" means. Results are keyed by index there too.
+  the same directory, then ``os.replace``): every result
+  (``ProbeAnswer``). Its presence is what "the probe finished" means.
 
 The probe then ends with ``os._exit(0)``: atexit handlers and non-daemon
 threads that the target started can neither print after the result nor keep
@@ -39,11 +31,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any, cast
 
@@ -54,7 +45,23 @@ from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._members import protocol_members
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
-from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName
+from spec_protocols.gate._checkers._probe_channel import (
+    Checking,
+    Importing,
+    ProbeAnswer,
+    ProbeClass,
+    ProbeFailed,
+    ProbeProblem,
+    ProbeRelease,
+    ProbeRequest,
+    ProbeResult,
+    Progress,
+    Settled,
+    progress_line,
+    read_request,
+    write_answer,
+)
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
 
 #: The protocols by name, read before any target code runs.
@@ -146,17 +153,17 @@ class _Progress:
     def __init__(self, path: str) -> None:
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
-    def write(self, record: dict[str, Any]) -> None:
-        os.write(self._fd, (json.dumps(record) + "\n").encode())
+    def write(self, record: Progress) -> None:
+        os.write(self._fd, progress_line(record))
 
 
-def _problem(member: str | None, message: str) -> dict[str, Any]:
-    return {"member": member, "message": message}
+def _problem(member: str | None, message: str) -> ProbeProblem:
+    return ProbeProblem(member, message)
 
 
 def _check(
-    obj: object, protocol: str, may_be_abstract: bool, release: dict[str, Any] | None = None
-) -> tuple[list[dict[str, Any]], str | None]:
+    obj: object, protocol: str, may_be_abstract: bool, release: ProbeRelease | None = None
+) -> tuple[list[ProbeProblem], str | None]:
     """``(problems, note)`` for one class against one protocol, as the class's
     role asks (:mod:`spec_protocols.gate._roles`).
 
@@ -166,7 +173,7 @@ def _check(
     narrows the members to those the release calls and gives the keywords
     of its constructor calls.
     """
-    release = release or {}
+    release = release or ProbeRelease()
     role = policy_for(protocol)
     if role.members is None:
         return _construction_problems(obj, role, release), None
@@ -178,14 +185,12 @@ def _check(
     return construction + members, note
 
 
-def _release_keywords(release: dict[str, Any], construction: Construction) -> list[str] | None:
+def _release_keywords(release: ProbeRelease, construction: Construction) -> Sequence[str] | None:
     """The keywords the release checked passes in ``construction``'s call; None: the protocol's."""
-    key = "constructor_keywords" if construction is Construction.SCHEDULER else "factory_keywords"
-    keywords: list[str] | None = release.get(key)
-    return keywords
+    return release.constructor_keywords if construction is Construction.SCHEDULER else release.factory_keywords
 
 
-def _construction_problems(obj: object, role: RolePolicy, release: dict[str, Any]) -> list[dict[str, Any]]:
+def _construction_problems(obj: object, role: RolePolicy, release: ProbeRelease) -> list[ProbeProblem]:
     """A class held to its construction (injected as draft_worker_cls):
     build_draft_tp_worker instantiates it, so an abstract class is a problem
     whatever may_be_abstract says, and what it builds is judged on the
@@ -194,8 +199,7 @@ def _construction_problems(obj: object, role: RolePolicy, release: dict[str, Any
     construction = role.construction
     assert construction is Construction.DRAFT_FACTORY and construction.builds is not None
     found, notes = draft_worker_cls_problems(obj, _release_keywords(release, construction))
-    members: dict[str, list[str]] = release.get("members") or {}
-    draft_members = members.get(ProtocolName.DRAFT_WORKER)
+    draft_members = release.members.get(ProtocolName.DRAFT_WORKER)
     if draft_members is not None:
         keep = {*draft_members, *_own_members(construction.builds, ProtocolName.DRAFT_WORKER), "__init__", None}
         found = [p for p in found if p.member in keep]
@@ -213,8 +217,8 @@ def _own_members(protocol: str, base: str) -> set[str]:
 
 
 def _building_problems(
-    obj: object, role: RolePolicy, may_be_abstract: bool, release: dict[str, Any], is_class: bool
-) -> tuple[list[dict[str, Any]], str | None]:
+    obj: object, role: RolePolicy, may_be_abstract: bool, release: ProbeRelease, is_class: bool
+) -> tuple[list[ProbeProblem], str | None]:
     """Whether sglang can build the class in ``role``: concrete (or an
     intentional base the role excuses, with a note), and a constructor that
     takes the call sglang makes."""
@@ -244,41 +248,39 @@ def _building_problems(
     return problems, None
 
 
-def _member_problems(obj: object, protocol: str, release: dict[str, Any], is_class: bool) -> list[dict[str, Any]]:
+def _member_problems(obj: object, protocol: str, release: ProbeRelease, is_class: bool) -> list[ProbeProblem]:
     """The protocol's members the release calls, in the protocol's order."""
-    members: dict[str, list[str]] = release.get("members") or {}
     result = verify_conformance(obj, _PROTOCOLS[protocol])
-    wanted = members.get(protocol)
+    wanted = release.members.get(protocol)
     checked = [p for p in result.problems if wanted is None or p.member in wanted]
     # A release outside the supported range is held to its own calls: a
     # method it calls in a shape of its own is judged by that call, not by
     # the protocol's (newest release's) signature.
-    every_shape: dict[str, dict[str, list[Any]]] = release.get("call_shapes") or {}
-    shapes: dict[str, list[Any]] = every_shape.get(protocol) or {}
+    shapes = release.call_shapes.get(protocol) or {}
     if shapes and is_class:
         checked = [p for p in checked if not (p.member in shapes and p.kind == "signature")]
-        for name, (positional, always, optional) in shapes.items():
+        for name, shape in shapes.items():
             checked.extend(
                 verify_method_call(
-                    cast(type, obj), name, positional=(positional[0], positional[1]), keywords=always, optional_keywords=optional
+                    cast(type, obj), name, positional=shape.positional, keywords=shape.keywords, optional_keywords=shape.optional_keywords
                 )
             )
     return [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
 
 
-def _inherited_problems(cls: type, release: dict[str, Any]) -> list[dict[str, Any]]:
+def _inherited_problems(cls: type, release: ProbeRelease) -> list[ProbeProblem]:
     """What a spec worker owes the release beyond the protocol: members no
     protocol defines (presence only), and its own versions of the hooks
     sglang calls on BaseSpecWorker instances."""
-    found: list[dict[str, Any]] = []
-    for name in release.get("presence") or ():
+    found: list[ProbeProblem] = []
+    for name in release.presence:
         if inspect.getattr_static(cls, name, _ABSENT) is _ABSENT:
             found.append(_problem(name, "[missing] the sglang release checked calls it, and the class does not define it"))
-    found.extend(_nominal_hook_problems(cls, release.get("nominal_hooks") or {}))
+    found.extend(_nominal_hook_problems(cls, release.nominal_hooks))
     return found
 
 
-def _nominal_hook_problems(cls: type, hooks: dict[str, str]) -> list[dict[str, Any]]:
+def _nominal_hook_problems(cls: type, hooks: Mapping[str, str]) -> list[ProbeProblem]:
     """A BaseSpecWorker subclass's own version of a hook sglang calls only on
     BaseSpecWorker instances, checked against the capability protocol that
     writes the call (ReleaseTerms.nominal_hooks). A kept hook is the base's."""
@@ -288,7 +290,7 @@ def _nominal_hook_problems(cls: type, hooks: dict[str, str]) -> list[dict[str, A
     )
     if base is None:
         return []
-    found: list[dict[str, Any]] = []
+    found: list[ProbeProblem] = []
     for name, capability in sorted(hooks.items()):
         own = inspect.getattr_static(cls, name, _ABSENT)
         if own is _ABSENT or own is base.__dict__.get(name, _ABSENT):
@@ -311,16 +313,13 @@ def _signature_words(obj: object) -> str:
         return "(signature unreadable)"
 
 
-def _results(
-    item: dict[str, Any], obj: object, skip: str | None, release: dict[str, Any] | None
-) -> Iterator[dict[str, Any]]:
-    for protocol in item["protocols"]:
-        entry: dict[str, Any] = {"target": item["target"], "protocol": protocol}
+def _results(item: ProbeClass, obj: object, skip: str | None, release: ProbeRelease) -> Iterator[ProbeResult]:
+    for protocol in item.protocols:
         if skip is not None:
-            yield {**entry, "verdict": "skipped", "problems": [], "note": skip}
+            yield ProbeResult(item.target, protocol, Verdict.SKIPPED, note=skip)
             continue
         try:
-            problems, note = _check(obj, protocol, bool(item.get("may_be_abstract", False)), release)
+            problems, note = _check(obj, protocol, item.may_be_abstract, release)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001
@@ -328,56 +327,47 @@ def _results(
             # escapes is the target's code (a metaclass property read by
             # inspect.signature) raising SystemExit or the like.
             why = f"called {_exit_words(exc)}" if isinstance(exc, SystemExit) else _one_line(exc)
-            yield {**entry, "verdict": "skipped", "problems": [], "note": f"could not be checked: {why}"}
+            yield ProbeResult(item.target, protocol, Verdict.SKIPPED, note=f"could not be checked: {why}")
             continue
-        yield {**entry, "verdict": "fail" if problems else "pass", "problems": problems, "note": note}
-
-
-def _write_atomically(path: str, payload: dict[str, Any]) -> None:
-    partial = f"{path}.partial"
-    with open(partial, "w", encoding="utf-8") as out:
-        json.dump(payload, out)
-    os.replace(partial, path)
+        yield ProbeResult(item.target, protocol, Verdict.FAIL if problems else Verdict.PASS, tuple(problems), note)
 
 
 def main() -> None:
-    request = json.loads(sys.stdin.read())
-    progress = _Progress(request["progress_file"])
+    request = read_request(sys.stdin.buffer.read())
+    progress = _Progress(request.progress_file)
     try:
         _probe(request, progress)
     except BaseException as exc:
         # The probe's own failure (the target's are caught where its code
         # runs): the parent reports it as a crash, never as a skipped class.
-        progress.write({"error": _one_line(exc)})
+        progress.write(ProbeFailed(_one_line(exc)))
         raise
     # Not sys.exit(): atexit handlers and non-daemon threads of the target
     # would run (and could print, or hang) after the result is written.
     os._exit(0)
 
 
-def _probe(request: dict[str, Any], progress: _Progress) -> None:
-    for root in reversed(request["search_roots"]):
+def _probe(request: ProbeRequest, progress: _Progress) -> None:
+    for root in reversed(request.search_roots):
         if root not in sys.path:
             sys.path.insert(0, root)
     imports: dict[str, tuple[ModuleType | None, str | None]] = {}
-    results: dict[str, list[dict[str, Any]]] = {}
-    for position, item in enumerate(request["classes"]):
-        index: int = item.get("index", position)
-        module_name: str = item["module"]
-        if module_name not in imports:
-            progress.write({"importing": module_name})
-            imports[module_name] = _import(module_name)
-        module, skip = imports[module_name]
-        progress.write({"checking": item["target"], "index": index})
+    results: dict[int, tuple[ProbeResult, ...]] = {}
+    for item in request.classes:
+        if item.module not in imports:
+            progress.write(Importing(item.module))
+            imports[item.module] = _import(item.module)
+        module, skip = imports[item.module]
+        progress.write(Checking(item.index, item.target))
         obj: object = _ABSENT
         if module is not None:
-            obj = _find(module, item["qualname"])
+            obj = _find(module, item.qualname)
             if obj is _ABSENT:
                 skip = NOT_DEFINED
-        done = list(_results(item, obj, skip, request.get("release")))
-        progress.write({"item": index, "results": done})
-        results[str(index)] = done
-    _write_atomically(request["result_file"], {"results": results})
+        done = tuple(_results(item, obj, skip, request.release))
+        progress.write(Settled(item.index, done))
+        results[item.index] = done
+    write_answer(request.result_file, ProbeAnswer(results))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,217 @@
+"""What the runtime checker and its probe process say to each other, as frozen records.
+
+:mod:`._runtime` (the checker) and :mod:`._runtime_probe` (the subprocess
+that imports the target) both import this module, and nothing else of each
+other: it holds the records and the one way each is written and read,
+through the gate's codec (:mod:`spec_protocols.gate._codec`). It imports
+the standard library, the codec and the model only: the probe loads it
+before any target code runs.
+
+The channel, one run of one probe:
+
+* **the request** (:class:`ProbeRequest`, on the probe's stdin): where to
+  import from, the two files to answer in, the classes to check
+  (:class:`ProbeClass`) and what the sglang release checked against asks
+  (:class:`ProbeRelease`);
+* **the progress file**, appended one line per record with one ``write``
+  each (:func:`progress_line`): :class:`Importing` before each import,
+  :class:`Checking` before each class, :class:`Settled` once a class is done,
+  :class:`ProbeFailed` for the probe's own failure (a bug). A probe that dies
+  leaves what it settled and what it was doing; a line cut short by the
+  death is skipped (:func:`read_progress`);
+* **the result file** (:class:`ProbeAnswer`), written once at the end,
+  atomically: every class's results. Its presence is what "the probe
+  finished" means.
+
+Both sides are the same version of this package, so the format carries no
+version; a record that does not decode is one cut short.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spec_protocols.gate._codec import decode, encode, write_atomically
+from spec_protocols.gate._model import Verdict
+
+__all__ = [
+    "Checking",
+    "Importing",
+    "ProbeAnswer",
+    "ProbeCallShape",
+    "ProbeClass",
+    "ProbeFailed",
+    "ProbeProblem",
+    "ProbeRelease",
+    "ProbeRequest",
+    "ProbeResult",
+    "Progress",
+    "Settled",
+    "progress_line",
+    "read_answer",
+    "read_progress",
+    "read_request",
+    "request_text",
+    "write_answer",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeClass:
+    """One class to import and check."""
+
+    #: Names the class in progress records and results (its position in the first request).
+    index: int
+    module: str
+    qualname: str
+    #: Its dotted name, as checks name it.
+    target: str
+    protocols: tuple[str, ...]
+    may_be_abstract: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeCallShape:
+    """How a release outside the supported range calls one method (``ReleaseTerms.call_shapes``)."""
+
+    #: The fewest and the most positional arguments a call passes.
+    positional: tuple[int, int]
+    keywords: tuple[str, ...]
+    optional_keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRelease:
+    """What the sglang release checked against asks; the default, the newest
+    supported release's protocols, whole."""
+
+    #: Protocol -> the members the release calls (only those are judged); absent: all.
+    members: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    #: Members no protocol defines that the release calls: checked for presence.
+    presence: tuple[str, ...] = ()
+    #: Hook -> the capability protocol that writes sglang's call of it on BaseSpecWorker instances.
+    nominal_hooks: Mapping[str, str] = field(default_factory=dict[str, str])
+    #: The keywords of the scheduler's call of a spec worker class; None: SpecWorkerFactory's.
+    constructor_keywords: tuple[str, ...] | None = None
+    #: The keywords of build_draft_tp_worker's call of draft_worker_cls; None: DraftWorkerFactory's.
+    factory_keywords: tuple[str, ...] | None = None
+    #: Protocol -> method -> how the release calls it, in place of the protocol's signature.
+    call_shapes: Mapping[str, Mapping[str, ProbeCallShape]] = field(
+        default_factory=dict[str, Mapping[str, ProbeCallShape]]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRequest:
+    """What one probe is asked (its stdin)."""
+
+    search_roots: tuple[str, ...]
+    result_file: str
+    progress_file: str
+    classes: tuple[ProbeClass, ...]
+    release: ProbeRelease = field(default_factory=ProbeRelease)
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeProblem:
+    member: str | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """One class against one protocol."""
+
+    target: str
+    protocol: str
+    verdict: Verdict
+    problems: tuple[ProbeProblem, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Importing:
+    """The probe is about to import ``module``."""
+
+    module: str
+
+
+@dataclass(frozen=True, slots=True)
+class Checking:
+    """The probe is about to check the class of ``index``."""
+
+    index: int
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """The class of ``index`` is done."""
+
+    index: int
+    results: tuple[ProbeResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeFailed:
+    """The probe's own failure (not the target's), in one line."""
+
+    error: str
+
+
+Progress = Importing | Checking | Settled | ProbeFailed
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One line of the progress file (the records' fields tell them apart)."""
+
+    record: Progress
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeAnswer:
+    """The result file: every class's results, by its index."""
+
+    results: Mapping[int, tuple[ProbeResult, ...]]
+
+
+def request_text(request: ProbeRequest) -> bytes:
+    return json.dumps(encode(request)).encode()
+
+
+def read_request(text: str | bytes) -> ProbeRequest:
+    """The request; ``Undecodable`` (a ``ValueError``) when it is not one."""
+    return decode(ProbeRequest, json.loads(text))
+
+
+def progress_line(record: Progress) -> bytes:
+    """``record`` as one line of the progress file, for one ``write``."""
+    return (json.dumps(encode(_Line(record))) + "\n").encode()
+
+
+def read_progress(text: str) -> list[Progress]:
+    """The records of a progress file, in order; a line that does not decode
+    (cut short by the probe's death) is skipped."""
+    records: list[Progress] = []
+    for line in text.splitlines():
+        try:
+            records.append(decode(_Line, json.loads(line)).record)
+        except ValueError:
+            continue
+    return records
+
+
+def write_answer(path: str, answer: ProbeAnswer) -> None:
+    write_atomically(Path(path), json.dumps(encode(answer)))
+
+
+def read_answer(path: Path) -> ProbeAnswer | None:
+    """The finished probe's answer; None when it did not finish (absent) or it cannot be read."""
+    try:
+        return decode(ProbeAnswer, json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
