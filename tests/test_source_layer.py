@@ -215,3 +215,56 @@ def test_a_class_body_loop_and_match_bind_members(tmp_path: Path) -> None:
     )
     assert {"in_loop", "in_match"} <= set(members)
     assert "never" not in members
+
+
+def test_the_contract_reads_a_module_as_its_import_binds_it(tmp_path: Path) -> None:
+    """A built-in worker imported at module level under ``with`` (or ``for``,
+    ``match``) is bound when spec_info is imported: the contract names it
+    where it is defined, through a package that re-exports it (the
+    extractor's own module walker skipped ``with`` before the walkers were one)."""
+    from tests.test_contract_rules import SPEC_INFO, write_tree
+
+    from spec_protocols.gate._contract import extract_contract, source_at
+
+    spec_info = SPEC_INFO.replace(
+        "import enum\n",
+        "import contextlib\nimport enum\n\nwith contextlib.suppress(ImportError):\n"
+        "    from sglang.srt.speculative.workers import GuardedWorker\n",
+    ).replace(
+        "    def create_worker(self, server_args):\n        return None\n",
+        "    def create_worker(self, server_args):\n        return GuardedWorker\n",
+    )
+    assert spec_info != SPEC_INFO
+    files = {
+        "srt/speculative/spec_info.py": spec_info,
+        "srt/speculative/workers/__init__.py": "from .guarded import GuardedWorker\n",
+        "srt/speculative/workers/guarded.py": "class GuardedWorker:\n    pass\n",
+    }
+    write_tree(tmp_path, "def run(self):\n    self.draft_worker.forward_batch_generation(batch)\n", files)
+    contract = extract_contract(source_at(tmp_path))
+    assert [w.dotted for w in contract.built_in_workers] == ["sglang.srt.speculative.workers.guarded.GuardedWorker"]
+
+
+def test_the_scheduler_side_is_read_as_its_import_binds_it(tmp_path: Path) -> None:
+    """A class or function of ``managers/`` defined under a module-level
+    ``try`` / ``if`` exists once the module is imported: its uses of the spec
+    worker are the scheduler's (only top-level definitions were walked before
+    the walkers were one)."""
+    from tests.test_contract_rules import write_tree
+
+    from spec_protocols.gate._contract import extract_contract, source_at
+
+    files = {
+        "srt/managers/fallback.py": (
+            "try:\n"
+            "    from sglang.srt.managers.missing import Mixin\n"
+            "except ImportError:\n"
+            "    class Mixin:\n"
+            "        def publish(self):\n"
+            "            self.draft_worker.only_in_the_fallback()\n"
+        ),
+    }
+    write_tree(tmp_path, "def run(self):\n    self.draft_worker.forward_batch_generation(batch)\n", files)
+    contract = extract_contract(source_at(tmp_path))
+    (use,) = [u for u in contract.spec_worker if u.member == "only_in_the_fallback"]
+    assert (use.site.file, use.site.function, use.classification) == ("managers/fallback.py", "Mixin.publish", "required")

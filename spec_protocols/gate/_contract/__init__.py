@@ -12,6 +12,8 @@ source, so that the contract follows sglang instead of a transcription:
               (``managers/``, ``disaggregation/``), ``BaseSpecWorker``'s
               defaults, the constructor call and ``build_draft_tp_worker``
               with ``ast``; structural, never anchored on a line or a release
+              (a package: the flow walker, classification and one reader per
+              thing read, each a room of its own)
 ``_render``   :func:`contract_json` (for tools) and :func:`contract_markdown`
               (for people)
 

@@ -1,0 +1,326 @@
+"""Facts: what holds where a use runs, taken apart into the kinds classification reads.
+
+The conditions are those that hold where the use runs: ``if`` / ``elif`` /
+``while`` tests, the operands before it in ``and`` / ``or``, conditional
+expressions, and early exits (``if not c: return`` makes ``c`` hold below
+it), each taken apart through ``not`` / ``and`` / ``or``. Each becomes a
+:class:`Fact` of one kind:
+
+- ``nonspec``: the server's algorithm is none (``self.spec_algorithm.is_none()``,
+  ``not ...is_some()``, ``speculative_algorithm is None``; not a batch's
+  ``batch.spec_algorithm``, which may be none in a speculative server);
+- ``algorithm``: a predicate of the algorithm object that names some
+  algorithms holds (``spec_algorithm.is_dspark()``,
+  ``carries_draft_hidden_states()``, ``algo == X.EAGLE``, ``algo in (...)``,
+  ``algo.name in {"EAGLE", "EAGLE3"}``), directly, through a local (``x =
+  f(); if x:``), a property, or a function that returns False unless one
+  holds (``decide_needs_confidence_relay``). What a predicate means is read
+  from the enum (:mod:`~spec_protocols.gate._contract._extract._algorithms`);
+  a *negated* one (``if not is_ngram():``, ``has_draft_kv()``) is the
+  general path, which every other algorithm takes: no fact;
+- ``isinstance``: ``isinstance(<receiver>, ...)`` holds;
+- ``hasattr``: ``hasattr(<receiver>, "x")`` holds;
+- ``neutral``: only "speculative mode" (``w is not None``, ``if w:``, ``not
+  batch.spec_algorithm.is_none()``);
+- ``other``: anything else (a server option, ``self.enable_overlap``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Literal, TypeGuard
+
+from spec_protocols.gate._contract._extract._receivers import is_scheduler, names_of, receiver
+from spec_protocols.gate._contract._extract._resolve import resolve
+from spec_protocols.gate._contract._extract._scope import Roots, Scope
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, exits, falsy, functions, last_name, text
+from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
+
+__all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm"]
+
+FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "neutral", "other"]
+#: How deep a condition is taken apart through locals, properties and callees
+#: (and how many calls deep a receiver is followed).
+MAX_DEPTH = 4
+#: Names of the algorithm object (``SpeculativeAlgorithm``, an enum).
+_ALGO_NAMES = frozenset({"spec_algorithm", "speculative_algorithm", "algo", "algorithm"})
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    kind: FactKind
+    #: The condition, in words (source text).
+    text: str
+    #: Which condition this is (the AST node and its polarity): a key of a
+    #: ``**kwargs`` dict is conditional when its facts are not the call's.
+    origin: tuple[int, bool]
+    receiver: str = ""
+    member: str = ""
+
+
+Facts = tuple[Fact, ...]
+
+
+class Conditions:
+    """Takes conditions apart into facts (one per walker: it remembers what
+    the functions it looked into imply)."""
+
+    def __init__(self, tree: ReleaseTree) -> None:
+        self.tree = tree
+        self._implies: dict[int, Fact | None] = {}
+
+    def facts_of(self, expr: ast.expr, polarity: bool, scope: Scope, depth: int = 0) -> Facts:
+        """What ``expr`` being ``polarity`` tells, taken apart through not/and/or."""
+        origin = (id(expr), polarity)
+        words = text(expr) if polarity else f"not ({text(expr)})"
+        other = (Fact("other", words, origin),)
+        if depth > MAX_DEPTH:
+            return other
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            return self.facts_of(expr.operand, not polarity, scope, depth)
+        if isinstance(expr, ast.BoolOp):
+            if isinstance(expr.op, ast.And) == polarity:
+                # a and b is true / a or b is false: every operand is.
+                collected: Facts = ()
+                for value in expr.values:
+                    collected += self.facts_of(value, polarity, scope, depth)
+                return collected
+            return other
+        if isinstance(expr, ast.NamedExpr):
+            return self.facts_of(expr.value, polarity, scope, depth)
+        if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+            return self._comparison_facts(expr, polarity, scope, words, origin) or other
+        if receiver(expr, scope) is not None or is_scheduler(expr, scope):
+            return (Fact("neutral", words, origin),)  # `if self.draft_worker:`
+        if isinstance(expr, ast.Call):
+            return self._call_facts(expr, polarity, scope, depth, words, origin) or other
+        found = self._property_facts(expr, polarity, scope, depth, words, origin)
+        if found is None and isinstance(expr, ast.Name):
+            found = self._local_facts(expr, polarity, scope, depth)
+        return other if found is None else found
+
+    def _comparison_facts(
+        self, expr: ast.Compare, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
+    ) -> Facts:
+        compared = self._compare_facts(expr, polarity, scope, words, origin)
+        if compared is not None:
+            return compared
+        if isinstance(expr.ops[0], (ast.Is, ast.IsNot)):
+            if isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
+                return (Fact("neutral", words, origin),)  # `w is not None`: speculative mode
+        return ()
+
+    def _property_facts(
+        self, expr: ast.expr, polarity: bool, scope: Scope, depth: int, words: str, origin: tuple[int, bool]
+    ) -> Facts | None:
+        """A property of the class: ``if self.uses_relay:`` reads like a call."""
+        if not (
+            polarity
+            and isinstance(expr, ast.Attribute)
+            and isinstance(expr.value, ast.Name)
+            and expr.value.id == "self"
+            and scope.cls is not None
+        ):
+            return None
+        prop = next((f for f in functions(scope.cls.body) if f.name == expr.attr), None)
+        if prop is not None and decorated(prop, "property"):
+            implied = self._implied_by(scope.module, prop, depth)
+            if implied is not None:
+                return (Fact("algorithm", f"{words}, which {implied.text}", origin),)
+        return None
+
+    def _local_facts(self, expr: ast.Name, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+        """A local bound once: what its value tells (``x = f(); if x:``)."""
+        bound = scope.binding(expr.id)
+        if not bound or len(bound) != 1:
+            return None
+        inner = self.facts_of(bound[0], polarity, scope, depth + 1)
+        bound_text = text(bound[0], 80)
+        return tuple(
+            replace(
+                f,
+                text=f"{expr.id} = {f.text}" if f.text.startswith(bound_text) else f"{expr.id} (= {bound_text}): {f.text}",
+            )
+            if f.kind == "algorithm"
+            else f
+            for f in inner
+        )
+
+    def _compare_facts(
+        self, expr: ast.Compare, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
+    ) -> Facts | None:
+        """``algo == X.EAGLE``, ``algo in (...)``, ``algo is None``: like a
+        predicate of the algorithm object. None when ``expr`` compares something else."""
+        left, right = expr.left, expr.comparators[0]
+        if not _compares_algorithm(left, scope):
+            left, right = right, left
+            if not _compares_algorithm(left, scope):
+                return None
+        elements = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+        if _is_algorithm_name(left) and not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements):
+            return None  # `algo.name == other.name`: names no algorithm
+        if _is_algorithm_name(left):
+            left = left.value  # the algorithm object (a batch's or the server's)
+        names = _algorithm_names(elements)
+        if names is None or not isinstance(expr.ops[0], (ast.Eq, ast.In, ast.Is, ast.NotEq, ast.NotIn, ast.IsNot)):
+            return None
+        positive = isinstance(expr.ops[0], (ast.Eq, ast.In, ast.Is)) == polarity
+        if names == {"NONE"}:
+            if not positive:
+                return (Fact("neutral", words, origin),)
+            return () if _per_batch(left, scope) else (Fact("nonspec", words, origin),)
+        return (Fact("algorithm", words, origin),) if positive else ()
+
+    def _call_facts(
+        self, call: ast.Call, polarity: bool, scope: Scope, depth: int, words: str, origin: tuple[int, bool]
+    ) -> Facts:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in ("isinstance", "hasattr") and len(call.args) == 2:
+            held = receiver(call.args[0], scope)
+            if held is None or not polarity:
+                return ()
+            if func.id == "isinstance":
+                return (Fact("isinstance", words, origin, receiver=held),)
+            return tuple(Fact("hasattr", words, origin, receiver=held, member=name) for name in names_of(call.args[1], scope))
+        if isinstance(func, ast.Attribute) and is_algorithm(func.value, scope):
+            return self._predicate_facts(func, polarity, scope, words, origin)
+        if polarity:
+            implied = self._implied_by_callee(call, scope, depth)
+            if implied is not None:
+                return (Fact("algorithm", f"{words}, which {implied.text}", origin),)
+        return ()
+
+    def _predicate_facts(
+        self, func: ast.Attribute, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
+    ) -> Facts:
+        """``<algorithm>.<predicate>()`` being ``polarity``, by what the predicate means."""
+        meaning = self.tree.algorithms.meaning(func.attr)
+        if meaning in ("some", "none"):
+            if (meaning == "some") == polarity:
+                return (Fact("neutral", words, origin),)  # speculative mode
+            if _per_batch(func.value, scope):
+                return ()  # a batch without speculation, in a speculative server
+            return (Fact("nonspec", words, origin),)
+        if (meaning == "positive") == polarity:
+            return (Fact("algorithm", words, origin),)
+        return ()  # all algorithms but some: the general path
+
+    def _implied_by_callee(self, call: ast.Call, scope: Scope, depth: int) -> Fact | None:
+        """When ``call`` calls a function of the release that returns False
+        unless an algorithm predicate holds: that predicate (a fact)."""
+        resolved = resolve(self.tree, call.func, scope)
+        if resolved is None:
+            return None
+        module, node, _owner = resolved
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        return self._implied_by(module, node, depth)
+
+    def _implied_by(self, module: Module, node: FunctionNode, depth: int) -> Fact | None:
+        """The algorithm predicate without which ``node`` returns False, if any."""
+        key = id(node)
+        if key in self._implies:
+            return self._implies[key]
+        self._implies[key] = None  # cycles
+        inner = Scope(module, None, node, node.name, Roots())
+        found: Fact | None = None
+        returns = 0
+        for returned, holds in self._returns(node.body, (), inner, depth + 1):
+            if returned.value is None or falsy(returned.value):
+                continue
+            returns += 1
+            holds = holds + self.facts_of(returned.value, True, inner, depth + 1)
+            algorithm = next((f for f in holds if f.kind == "algorithm"), None)
+            if algorithm is None:
+                return None  # it can return something true for every algorithm
+            found = found or algorithm
+        if returns and found is not None:
+            result = Fact("algorithm", f"is False unless {found.text} ({module.rel} {node.name})", found.origin)
+            self._implies[key] = result
+            return result
+        return None
+
+    def _returns(self, body: list[ast.stmt], facts: Facts, scope: Scope, depth: int) -> list[tuple[ast.Return, Facts]]:
+        """Every ``return`` of a body with what holds where it runs."""
+        found: list[tuple[ast.Return, Facts]] = []
+        current = facts
+        for statement in body:
+            if isinstance(statement, ast.Return):
+                found.append((statement, current))
+            elif isinstance(statement, ast.If):
+                found += self._returns(statement.body, current + self.facts_of(statement.test, True, scope, depth), scope, depth)
+                otherwise = current + self.facts_of(statement.test, False, scope, depth)
+                found += self._returns(statement.orelse, otherwise, scope, depth)
+                if not statement.orelse and exits(statement.body):
+                    current = otherwise
+            elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)):
+                for field_name in ("body", "orelse", "finalbody"):
+                    found += self._returns(getattr(statement, field_name, []), current, scope, depth)
+                for handler in getattr(statement, "handlers", []):
+                    found += self._returns(handler.body, current, scope, depth)
+        return found
+
+
+# -- the algorithm object ---------------------------------------------------------------
+
+
+def is_algorithm(expr: ast.expr, scope: Scope, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``expr`` is the algorithm object (``SpeculativeAlgorithm``)."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in _ALGO_NAMES
+    if isinstance(expr, ast.Name):
+        if expr.id in _ALGO_NAMES or expr.id == "SpeculativeAlgorithm":
+            return True
+        if expr.id in seen:
+            return False
+        return any(_mentions_algorithm(v, scope, seen | {expr.id}) for v in scope.binding(expr.id) or ())
+    if isinstance(expr, ast.Call):
+        return _mentions_algorithm(expr, scope, seen)
+    return False
+
+
+def _mentions_algorithm(value: ast.expr, scope: Scope, seen: frozenset[str]) -> bool:
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        # SpeculativeAlgorithm.from_string(...) / x.spec_algorithm
+        return is_algorithm(value.func.value, scope, seen)
+    return isinstance(value, (ast.Name, ast.Attribute)) and is_algorithm(value, scope, seen)
+
+
+def _is_algorithm_name(expr: ast.expr) -> TypeGuard[ast.Attribute]:
+    """``<something>.name``: an algorithm's name when ``<something>`` is the algorithm object."""
+    return isinstance(expr, ast.Attribute) and expr.attr == "name"
+
+
+def _compares_algorithm(expr: ast.expr, scope: Scope) -> bool:
+    """The algorithm object, or its name (``spec_algorithm.name``, compared
+    with the names of algorithms: 0.5.5's registry-backed class)."""
+    if _is_algorithm_name(expr):
+        return is_algorithm(expr.value, scope)
+    return is_algorithm(expr, scope)
+
+
+def _algorithm_names(elements: list[ast.expr]) -> set[str] | None:
+    """The algorithms compared with: ``X.EAGLE``, ``"EAGLE"``, ``None`` (``NONE``); None for anything else."""
+    names: set[str] = set()
+    for element in elements:
+        if isinstance(element, ast.Attribute):
+            names.add(element.attr.upper())
+        elif isinstance(element, ast.Constant) and isinstance(element.value, str):
+            names.add(element.value.upper())
+        elif isinstance(element, ast.Constant) and element.value is None:
+            names.add("NONE")
+        else:
+            return None
+    return names
+
+
+def _per_batch(expr: ast.expr, scope: Scope) -> bool:
+    """Whether an algorithm object belongs to a batch (``batch.spec_algorithm``),
+    not to the server: a batch may run without speculation in a speculative server."""
+    if isinstance(expr, ast.Attribute):
+        return "batch" in last_name(expr.value).lower()
+    if isinstance(expr, ast.Name):
+        bound = scope.binding(expr.id) or ()
+        return any(isinstance(v, ast.Attribute) and _per_batch(v, scope) for v in bound)
+    return False
