@@ -46,23 +46,22 @@ CONDITIONAL_KEYWORDS = (
 )
 
 
+def _fields(value: object, *names: str) -> dict[str, object]:
+    """``{name: value.name}`` for the fields named: the JSON layout lists its
+    keys itself, so that a field added to the model is not published unasked."""
+    return {name: getattr(value, name) for name in names}
+
+
 def _site(site: Site | None) -> dict[str, object] | None:
-    if site is None:
-        return None
-    return {"file": site.file, "function": site.function, "line": site.line}
+    return None if site is None else _fields(site, "file", "function", "line")
 
 
 def _use(use: Use) -> dict[str, object]:
     return {
-        "member": use.member,
-        "receiver": use.receiver,
-        "kind": use.kind,
-        "classification": use.classification,
+        **_fields(use, "member", "receiver", "kind", "classification", "positional", "reason"),
         "site": _site(use.site),
-        "positional": use.positional,
         "keywords": list(use.keywords),
         "conditional_keywords": list(use.conditional_keywords),
-        "reason": use.reason,
     }
 
 
@@ -224,18 +223,19 @@ def _need(use: Use) -> str:
     return text
 
 
+def _table_section(title: str, intro: str, columns: Sequence[str]) -> list[str]:
+    """A section that is a table: its heading, what it says, and the table's head."""
+    return ["", f"## {title}", "", intro, "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
 def _defaults(contract: Contract) -> list[str]:
-    lines = [
-        "",
-        "## BaseSpecWorker's defaults and what they need",
-        "",
+    lines = _table_section(
+        "BaseSpecWorker's defaults and what they need",
         "A worker that subclasses `BaseSpecWorker` and keeps a default (does not override it) "
         "inherits its needs: members of its `draft_worker` and `target_worker`, its own state, and "
         "the other defaults it relies on (whose needs are its needs too).",
-        "",
-        "| default | on `draft_worker` | on `target_worker` | own state | relies on |",
-        "|---|---|---|---|---|",
-    ]
+        ("default", "on `draft_worker`", "on `target_worker`", "own state", "relies on"),
+    )
     for default in contract.defaults:
         columns: list[str] = []
         for receiver in ("draft_worker", "target_worker", "self"):
@@ -277,16 +277,12 @@ def _others(contract: Contract) -> list[str]:
 
 
 def _left_out(contract: Contract) -> list[str]:
-    lines = [
-        "",
-        "## What the protocols leave out, and why",
-        "",
+    lines = _table_section(
+        "What the protocols leave out, and why",
         "Required uses that no protocol member models (the gate does not check them); most are upstream defects "
         "(docs/findings.md).",
-        "",
-        "| use | reason |",
-        "|---|---|",
-    ]
+        ("use", "reason"),
+    )
     for entry in _exclusions(contract):
         use = f"{entry.receiver}.{entry.member}" + (f"({entry.keyword}=)" if entry.keyword else "")
         lines.append(f"| {_code(use)} | {_cell(entry.reason)} |")
@@ -354,8 +350,6 @@ def releases_markdown(contracts: Sequence[Contract]) -> str:
     """
     releases = [c.release for c in contracts]
     header = ["| member | " + " | ".join(releases) + " |", "|---|" + "---|" * len(releases)]
-    used = {u.member for c in contracts for u in c.spec_worker if u.receiver == "spec_worker"}
-    required = {m for c in contracts for m in c.required_members()}
     lines = [
         "# The speculative-worker contract, release by release",
         "",
@@ -379,32 +373,48 @@ def releases_markdown(contracts: Sequence[Contract]) -> str:
         "",
         *header,
     ]
-    for member in sorted(used, key=lambda m: (m not in required, m)):
-        lines.append(f"| {_code(member)} | " + " | ".join(_cell_of(c, member) for c in contracts) + " |")
-
-    def keyword_rows(title: str, keyword_sets: list[tuple[str, ...] | None]) -> list[str]:
-        names = list(dict.fromkeys(k for ks in keyword_sets for k in (ks or ())))
-        rows = ["", title, "", header[0].replace("| member |", "| keyword |", 1), header[1]]
-        for name in names:
-            cells = ["-" if ks is None or name not in ks else "passed" for ks in keyword_sets]
-            rows.append(f"| {_code(name)} | " + " | ".join(cells) + " |")
-        if any(ks is None for ks in keyword_sets):
-            cells = ["no `draft_worker_cls`" if ks is None else "" for ks in keyword_sets]
-            rows.append("| (injection) | " + " | ".join(cells) + " |")
-        return rows
-
-    lines += keyword_rows(
-        "## The keywords the scheduler constructs a spec worker with", [c.constructor_keywords for c in contracts]
+    lines += [f"| {_code(m)} | " + " | ".join(_cell_of(c, m) for c in contracts) + " |" for m in _used(contracts)]
+    lines += _keyword_rows(
+        "## The keywords the scheduler constructs a spec worker with", header, [c.constructor_keywords for c in contracts]
     )
-    lines += keyword_rows(
-        "## The keywords `build_draft_tp_worker` passes `draft_worker_cls`", [c.draft_factory_keywords for c in contracts]
+    lines += _keyword_rows(
+        "## The keywords `build_draft_tp_worker` passes `draft_worker_cls`",
+        header,
+        [c.draft_factory_keywords for c in contracts],
     )
-    lines += ["", "## What `BaseSpecWorker`'s defaults use on the draft worker", "", *header]
+    lines += ["", "## What `BaseSpecWorker`'s defaults use on the draft worker", "", *header, *_drafted_rows(contracts)]
+    return "\n".join(lines) + "\n"
+
+
+def _used(contracts: Sequence[Contract]) -> list[str]:
+    """Every member the scheduler side uses on a spec worker in any release, those some release requires first."""
+    used = {u.member for c in contracts for u in c.spec_worker if u.receiver == "spec_worker"}
+    required = {m for c in contracts for m in c.required_members()}
+    return sorted(used, key=lambda m: (m not in required, m))
+
+
+def _keyword_rows(title: str, header: Sequence[str], keyword_sets: Sequence[tuple[str, ...] | None]) -> list[str]:
+    """A keyword x release table: ``passed`` where the release passes it; a
+    release without ``draft_worker_cls`` (None) says so in a row of its own."""
+    names = list(dict.fromkeys(k for ks in keyword_sets for k in (ks or ())))
+    rows = ["", title, "", header[0].replace("| member |", "| keyword |", 1), header[1]]
+    for name in names:
+        cells = ["-" if ks is None or name not in ks else "passed" for ks in keyword_sets]
+        rows.append(f"| {_code(name)} | " + " | ".join(cells) + " |")
+    if any(ks is None for ks in keyword_sets):
+        cells = ["no `draft_worker_cls`" if ks is None else "" for ks in keyword_sets]
+        rows.append("| (injection) | " + " | ".join(cells) + " |")
+    return rows
+
+
+def _drafted_rows(contracts: Sequence[Contract]) -> list[str]:
+    """A row per member the defaults use on the draft worker: which defaults use it, per release."""
     drafted = sorted({u.member for c in contracts for d in c.defaults for u in d.needs if u.receiver == "draft_worker"})
+    rows: list[str] = []
     for member in drafted:
         cells: list[str] = []
         for c in contracts:
             by = sorted({d.method for d in c.defaults for u in d.needs if u.receiver == "draft_worker" and u.member == member})
             cells.append("<br>".join(_code(m) for m in by) or "-")
-        lines.append(f"| {_code(member)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+        rows.append(f"| {_code(member)} | " + " | ".join(cells) + " |")
+    return rows
