@@ -115,8 +115,7 @@ def discover(
 
 def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: SourceIndex) -> Discovery:
     target_modules = _parse_targets(targets, index)
-    # (module, class) pairs named as module:Class; such a target has one module.
-    wanted = {(next(iter(t.modules)), t.class_name) for t in targets if t.class_name and t.modules}
+    wanted = _named_classes(targets)
     picks = _Picks(notes=[note for t in targets for note in t.notes])
     for module in target_modules.values():
         _pick_classes(index, module, wanted, picks)
@@ -140,14 +139,32 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
             f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
             "EagleDraftWorkerBase or TpModelWorker, and no draft_worker_cls injection"
         )
+    return _discovery(roots, index, classes, source_modules, sites, notes)
+
+
+def _named_classes(targets: Sequence[ResolvedTarget]) -> set[tuple[str, str]]:
+    """The (module, class) pairs named as ``module:Class``; such a target has one module."""
+    return {(next(iter(t.modules)), t.class_name) for t in targets if t.class_name and t.modules}
+
+
+def _discovery(
+    roots: Sequence[Path],
+    index: SourceIndex,
+    classes: list[DiscoveredClass],
+    source_modules: Mapping[str, Path],
+    sites: list[InjectionSite],
+    notes: list[str],
+) -> Discovery:
+    """The stage's output: the standard library's modules are never read from
+    source by the checkers, and an installation folder is never a search root."""
     # A root that is an installed site-packages needs no adding (the checkers
     # search it anyway), and adding it would let pyright read every package in it.
     extra = [r for r in roots if not in_installation(r)]
-    source_modules = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
-    imported = frozenset(n for names in imported_modules(source_modules, index).values() for n in names)
+    read = {m: f for m, f in source_modules.items() if m.partition(".")[0] not in sys.stdlib_module_names}
+    imported = frozenset(n for names in imported_modules(read, index).values() for n in names)
     return Discovery(
         tuple(classes),
-        source_modules,
+        read,
         tuple(dict.fromkeys(extra)),
         sites=tuple(sites),
         notes=tuple(dict.fromkeys(notes)),
