@@ -27,26 +27,19 @@ class Roots:
     nested: bool = True
 
 
+@dataclass(eq=False, slots=True)
 class Scope:
     """One function being walked: where it is and what its names are bound to."""
 
-    def __init__(
-        self,
-        module: Module,
-        cls: ast.ClassDef | None,
-        func: FunctionNode | None,
-        qualname: str,
-        roots: Roots,
-        parent: Scope | None = None,
-    ) -> None:
-        self.module = module
-        self.cls = cls
-        self.func = func
-        self.qualname = qualname
-        self.roots = roots
-        self.parent = parent
-        self._bindings: dict[str, list[ast.expr]] | None = None
-        self._imports: dict[str, tuple[str, str]] = {}
+    module: Module
+    cls: ast.ClassDef | None
+    func: FunctionNode | None
+    qualname: str
+    roots: Roots
+    #: The enclosing function's scope, for a nested function.
+    parent: Scope | None = None
+    _bindings: dict[str, list[ast.expr]] | None = field(default=None, init=False, repr=False)
+    _imports: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]], init=False, repr=False)
 
     def _read(self) -> dict[str, list[ast.expr]]:
         """What the function's own names are bound to (read once, when first asked)."""
