@@ -11,7 +11,7 @@ Two things for worker authors and CI owners:
           assert_conforms(MyWorker, "SpecWorker")
 
 * ``--spec-protocols-gate TARGET`` (repeatable) runs the gate
-  (:func:`spec_protocols.gate._pipeline.run_gate`) once per session, during
+  (:func:`spec_protocols.gate.run_gate`) once per session, during
   collection, and adds one test item per (class, protocol) result. An item
   fails with the problems the checkers reported; ``-k``, ``--junitxml`` and
   the rest of pytest apply to them like to any test. ``--spec-protocols-checker
@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from spec_protocols.gate._model import Result
+    from spec_protocols.gate import Result
 
 __all__ = ["GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
 
-# The gate's checker names (spec_protocols.gate._model.CHECKER_NAMES), repeated
+# The gate's checker names (spec_protocols.gate.CHECKER_NAMES), repeated
 # here so that parsing options imports nothing; tests/test_pytest_plugin.py
 # checks that the two agree.
 _CHECKERS = ("runtime", "mypy", "pyright")
@@ -189,7 +189,7 @@ class GateItem(pytest.Item):
         if self.error is not None:
             raise SpecProtocolsGateFailure(self.error)
         assert self.result is not None
-        from spec_protocols.gate._model import Verdict
+        from spec_protocols.gate import Verdict
 
         if self.result.verdict is not Verdict.PASS:
             raise SpecProtocolsGateFailure(_describe(self.result))
@@ -220,7 +220,7 @@ def _describe(result: Result) -> str:
 def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, Result | None, str | None]]:
     """``(name, result, error)`` per item; one ``error`` item when the gate cannot run.
 
-    With a baseline, each unused entry (:func:`spec_protocols.gate._baseline.unused_entries`)
+    With a baseline, each unused entry (:func:`spec_protocols.gate.unused_entries`)
     adds a failing item, unless ``--spec-protocols-ignore-unused-baseline``:
     the same decision as ``spec-protocols check --baseline``, made with the
     same helpers, so that the two cannot drift apart. The baseline is loaded
@@ -230,27 +230,25 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
     baseline_opt: str | None = config.getoption("spec_protocols_baseline")
     ignore_unused: bool = bool(config.getoption("spec_protocols_ignore_unused_baseline"))
     try:
-        from spec_protocols.gate._pipeline import run_gate
-        from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
-        from spec_protocols.gate._model import GateError
+        from spec_protocols import gate
     except ImportError as exc:
         return [("error", None, f"the spec-protocols gate is not available: {exc}")]
     try:
-        baseline = load_baseline(baseline_opt) if baseline_opt else None
-        report = run_gate(
+        baseline = gate.load_baseline(baseline_opt) if baseline_opt else None
+        report = gate.run_gate(
             list(targets),
-            checkers=tuple(dict.fromkeys(checkers)),
+            checkers=gate.checkers_named(checkers),
             baseline=Path(baseline_opt) if baseline_opt else None,
             sglang=config.getoption("--spec-protocols-sglang"),
         )
-    except GateError as exc:
+    except gate.GateError as exc:
         return [("error", None, f"spec-protocols gate: {exc}")]
     items: list[tuple[str, Result | None, str | None]] = [
         (f"{r.check.target}[{r.check.protocol}]", r, None) for r in report.results
     ]
     if baseline is not None and not ignore_unused:
         names: set[str] = set()
-        for entry in unused_entries(report, baseline):
+        for entry in gate.unused_entries(report, baseline):
             member = entry.member if entry.member is not None else "<class>"
             name = f"unused-baseline-entry[{entry.target}[{entry.protocol}].{member}.{entry.checker}]"
             # Whole-class entries differ only by message: number the repeats
@@ -264,7 +262,7 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
                 (
                     name,
                     None,
-                    f"spec-protocols: {unused_entry_line(entry)}\n"
+                    f"spec-protocols: {gate.unused_entry_line(entry)}\n"
                     f"  (in {baseline_opt}: delete the entry, or pass --spec-protocols-ignore-unused-baseline)",
                 )
             )

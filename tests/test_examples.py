@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from spec_protocols import DraftWorker, DraftWorkerFactory, SpecWorker, validate_draft_worker_cls, verify_conformance
-from spec_protocols.gate import run_gate
+from spec_protocols.gate import checkers_named, run_gate
 from tests._sglang import import_sglang
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sglang_plugin_example"
@@ -266,7 +266,7 @@ def test_the_walkthrough_passes_the_gate() -> None:
 @pytest.mark.parametrize("name", sorted(WALKTHROUGH_MISTAKES))
 def test_each_walkthrough_mistake_fails_where_the_guide_says(name: str) -> None:
     target, protocol, members = WALKTHROUGH_MISTAKES[name]
-    report = run_gate([str(WALKTHROUGH / "mistakes" / name)], checkers=("mypy", "pyright"))
+    report = run_gate([str(WALKTHROUGH / "mistakes" / name)], checkers=checkers_named(["mypy", "pyright"]))
     failing = {(r.check.target, r.check.protocol) for r in report.results if r.verdict.value != "pass"}
     assert failing == {(target, protocol)}
     (result,) = [r for r in report.results if (r.check.target, r.check.protocol) == (target, protocol)]
@@ -282,7 +282,7 @@ def test_copying_tpmodelworker_signature_is_upstream_noise(tmp_path: Path) -> No
     # on the copied def line (sglang's own BaseTpWorker/TpModelWorker clash);
     # the gate and pyright pass the class; the ignore in tiny_draft is used.
     noise = WALKTHROUGH / "mistakes" / "copied_signature.py"
-    report = run_gate([str(noise)], checkers=("mypy", "pyright"))
+    report = run_gate([str(noise)], checkers=checkers_named(["mypy", "pyright"]))
     assert [r.verdict.value for r in report.results] == ["pass"]
     # The guide's set-up (the stubs, follow_untyped_imports), narrowed to run
     # in seconds: sglang's unstubbed modules are skipped but spec_info, whose

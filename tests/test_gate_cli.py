@@ -20,6 +20,7 @@ import pytest
 
 from spec_protocols.gate import _cli as cli
 from spec_protocols.gate._baseline import apply_baseline, load_baseline
+from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker
 from spec_protocols.gate._model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
 
 PLUGINS = Path(__file__).resolve().parent / "fixtures" / "plugins"
@@ -214,14 +215,15 @@ class FakeGate:
         self,
         targets: Sequence[str],
         *,
-        checkers: Sequence[str] = CHECKER_NAMES,
+        checkers: Sequence[Checker] = DEFAULT_CHECKERS,
         baseline: Path | None = None,
         timeout: float = 600.0,
         allow_import: bool = True,
         sglang: str | None = None,
         cache: bool = True,
     ) -> GateReport:
-        chosen = tuple(c for c in CHECKER_NAMES if c in checkers)
+        names = {c.name for c in checkers}
+        chosen = tuple(c for c in CHECKER_NAMES if c in names)
         self.calls.append({"checkers": chosen, "baseline": baseline, "sglang": sglang})
         verdicts = {"runtime": Verdict.FAIL, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
         problems = [p for p in (FAKE_ABSTRACT, FAKE_STEP) if p.checker in chosen]

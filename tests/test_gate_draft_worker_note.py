@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate import run_gate
+from spec_protocols.gate import checkers_named, run_gate
 
 pytestmark = pytest.mark.checkers
 
@@ -61,7 +61,7 @@ class UntypedDraftWorker(BaseSpecWorker):
 def test_the_note_says_what_to_annotate(tmp_path: Path, source: str, says: str) -> None:
     path = tmp_path / "note_plugin.py"
     path.write_text(source, encoding="utf-8")
-    report = run_gate([str(path)], checkers=["mypy"], cache=False)
+    report = run_gate([str(path)], checkers=checkers_named(["mypy"]), cache=False)
     (result,) = report.results
     notes = [n for n in result.notes if "sees this class's draft worker as Any" in n]
     assert notes, result

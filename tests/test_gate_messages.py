@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate import GateReport, Problem, run_gate
+from spec_protocols.gate import GateReport, Problem, checkers_named, run_gate
 from spec_protocols.gate._reports import render
 
 pytestmark = pytest.mark.checkers
@@ -90,7 +90,7 @@ def author(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GateReport]:
     folder = tmp_path_factory.mktemp("author")
     (folder / "fwd_mixin.py").write_text(MIXIN)
     (folder / "algo.py").write_text(ALGO)
-    return folder, run_gate([str(folder / "algo.py")], checkers=("mypy", "pyright"))
+    return folder, run_gate([str(folder / "algo.py")], checkers=checkers_named(["mypy", "pyright"]))
 
 
 def _forward_problems(report: GateReport, worker: str) -> dict[str, Problem]:

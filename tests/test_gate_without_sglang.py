@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from spec_protocols._releases import NEWEST
-from spec_protocols.gate import GateError, Verdict, run_gate
+from spec_protocols.gate import GateError, Verdict, checkers_named, run_gate
 from spec_protocols.gate._contract import SglangSource
 
 pytestmark = pytest.mark.checkers
@@ -77,7 +77,7 @@ def test_the_newest_release_is_fetched_and_its_terms_checked(
         return fetched
 
     monkeypatch.setattr(pipeline, "fetch_release", fetch)
-    report = run_gate([str(worker)], checkers=["mypy", "pyright"], cache=False)
+    report = run_gate([str(worker)], checkers=checkers_named(["mypy", "pyright"]), cache=False)
     assert asked == [NEWEST]
     assert report.sglang is not None and report.sglang.release == NEWEST
     (result,) = report.results
@@ -102,7 +102,7 @@ def test_a_failed_fetch_makes_every_check_unverified(
     # release was read.
     structural = Path(__file__).parent / "fixtures" / "structural" / "structural_workers.py"
     targets = [str(worker), f"{structural}:CompleteWorker"]
-    report = run_gate(targets, checkers=["mypy", "pyright"], cache=False)
+    report = run_gate(targets, checkers=checkers_named(["mypy", "pyright"]), cache=False)
     assert report.results
     assert all(r.verdict is not Verdict.PASS for r in report.results), report.results
     assert all(any(p.unverified and p.checker == "gate" for p in r.problems) for r in report.results)

@@ -1,7 +1,7 @@
 """The ``spec_protocols`` pytest plugin: ``assert_conforms`` and ``--spec-protocols-gate`` items.
 
 Each test runs pytest on a small generated test suite (``pytester``). The gate
-item tests replace ``spec_protocols.gate._pipeline.run_gate`` with a fake returning a
+item tests replace ``spec_protocols.gate.run_gate`` with a fake returning a
 fixed report, so they check the plugin, not the checkers; one ``checkers`` test
 runs the real gate.
 """
@@ -138,12 +138,13 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
 _FAKE_GATE = """
     import json, os
     from pathlib import Path
-    import spec_protocols.gate._pipeline as api
+    import spec_protocols.gate as api
     from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
 
-    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True, sglang=None):
+    def fake_run_gate(targets, *, checkers=api.DEFAULT_CHECKERS, baseline=None, timeout=600.0, allow_import=True, sglang=None):
+        checkers = [c.name for c in checkers]
         Path("calls.json").write_text(json.dumps(
-            {"targets": list(targets), "checkers": list(checkers), "baseline": str(baseline) if baseline else None,
+            {"targets": list(targets), "checkers": checkers, "baseline": str(baseline) if baseline else None,
              "sglang": sglang}))
         if "missing" in targets:
             raise GateError("no such target: missing")
@@ -209,7 +210,8 @@ def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -
     )
     result.assert_outcomes(passed=1, deselected=1)
     calls = _calls(pytester)
-    assert calls["checkers"] == ["pyright", "runtime"]
+    # The plugin picks the checkers by name from the registry, in report order.
+    assert calls["checkers"] == ["runtime", "pyright"]
     assert calls["baseline"] == "known.json"
     assert calls["sglang"] == "0.5.21"
 

@@ -23,11 +23,12 @@ pytest_plugins = ["pytester"]
 _FAKE_GATE = """
     import json
     from pathlib import Path
-    import spec_protocols.gate._pipeline as api
+    import spec_protocols.gate as api
     from spec_protocols.gate._baseline import apply_baseline, load_baseline
     from spec_protocols.gate._model import Check, GateReport, Problem, Result, Verdict
 
-    def fake_run_gate(targets, *, checkers=("runtime", "mypy", "pyright"), baseline=None, timeout=600.0, allow_import=True, sglang=None):
+    def fake_run_gate(targets, *, checkers=api.DEFAULT_CHECKERS, baseline=None, timeout=600.0, allow_import=True, sglang=None):
+        checkers = [c.name for c in checkers]
         Path("calls.json").write_text(json.dumps({"checkers": list(checkers)}))
         problems = tuple(p for p in (
             Problem("runtime", None, "abstract class: it cannot be instantiated"),

@@ -37,8 +37,11 @@
      (``tool("mypy")`` and ``bindir / "pyright"`` count: the literal is in
      the argv's expression);
    * ``api``: any use of the name ``run_gate`` (a call, a reference, an
-     import), except a call whose ``checkers=`` is a literal of ``"runtime"``
-     only, and an assignment to it (a fake replacing it);
+     import), except a call whose ``checkers=`` chooses the runtime checker
+     only (a literal whose items are each ``"runtime"`` or a name ``runtime``
+     / ``RUNTIME``, the suite's name for a runtime checker object, real or
+     counting; or ``checkers_named("runtime")``), and an assignment to it (a
+     fake replacing it);
    * ``cli``: ``main(["check", ...])`` (``cli.main``), in process;
    * ``pytester``: ``runpytest(..., "--spec-protocols-gate", ...)``, the
      plugin's gate, in process.
@@ -140,6 +143,20 @@ def _name(node: ast.AST) -> str | None:
 def _strings(node: ast.AST) -> list[str]:
     """Every string literal in *node*, in source order."""
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def _runtime_only(node: ast.expr) -> bool:
+    """A ``checkers=`` value that chooses the runtime checker only."""
+    if isinstance(node, ast.Call) and _name(node.func) == "checkers_named":
+        words = _strings(node)
+        return bool(words) and all(w == "runtime" for w in words)
+    if not isinstance(node, ast.List | ast.Tuple | ast.Set) or not node.elts:
+        return False
+    return all(
+        (isinstance(item, ast.Constant) and item.value == "runtime")
+        or (isinstance(item, ast.Name | ast.Attribute) and _name(item) in ("runtime", "RUNTIME"))
+        for item in node.elts
+    )
 
 
 def _is_own(value: object) -> bool:
@@ -388,10 +405,8 @@ class _Module:
                 return set()
             parent = self.parents.get(node)
             if isinstance(parent, ast.Call) and parent.func is node:
-                for kw in parent.keywords:
-                    if kw.arg == "checkers" and isinstance(kw.value, ast.List | ast.Tuple | ast.Set):
-                        if _strings(kw.value) and all(w == "runtime" for w in _strings(kw.value)):
-                            return set()
+                if any(kw.arg == "checkers" and _runtime_only(kw.value) for kw in parent.keywords):
+                    return set()
             return {"api"}
         if isinstance(node, ast.ImportFrom) and any(a.name == "run_gate" for a in node.names):
             return {"api"}
@@ -715,6 +730,8 @@ def test_unmarked_checker_runs_are_flagged(source: str, kinds: set[str]) -> None
         "import subprocess, sys\ndef test_x():\n    subprocess.run([sys.executable, '-c', 'import mypy_extensions'])\n",
         "def test_x():\n    assert {'mypy': 1, 'pyright': 2}\n",
         "from spec_protocols.gate._pipeline import run_gate\ndef test_x():\n    run_gate(['x'], checkers=('runtime',))\n",
+        "from spec_protocols.gate import run_gate\ndef test_x(runtime):\n    run_gate(['x'], checkers=[runtime])\n",
+        "from spec_protocols import gate\ndef test_x():\n    gate.run_gate(['x'], checkers=gate.checkers_named(['runtime']))\n",
         _RUN_FIXTURE + "def test_x(run):\n    _assert_usage_error(run('no_such_module'), 'no module')\n",
         _RUN_FIXTURE + "def test_x(run):\n    code, out, err = run('bad name.py')\n    assert code == 2\n",
         _RUN_FIXTURE + "def test_x(run):\n    run('pkg', '--checker', 'runtime')\n",
@@ -727,7 +744,7 @@ def test_unmarked_checker_runs_are_flagged(source: str, kinds: set[str]) -> None
         "def test_x(pytester):\n    pytester.makeconftest(FAKE)\n    pytester.runpytest('--spec-protocols-gate', 'p')\n",
         "def test_x(pytester):\n    pytester.runpytest('--spec-protocols-gate', 'p', '--spec-protocols-checker', 'runtime')\n",
     ],
-    ids=["python-c", "data", "run-gate-runtime-only", "usage-error-helper", "asserts-exit-2", "cli-runtime-only",
+    ids=["python-c", "data", "run-gate-runtime-only", "run-gate-runtime-object", "run-gate-runtime-named", "usage-error-helper", "asserts-exit-2", "cli-runtime-only",
          "monkeypatched-run-gate", "fixture-replaces-run-gate", "help", "fake-conftest", "plugin-runtime-only"],
 )
 def test_runs_without_a_checker_are_not_flagged(source: str) -> None:

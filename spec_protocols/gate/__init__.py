@@ -7,7 +7,11 @@ tested alone::
 
 Use it from Python with :func:`run_gate` (and :func:`render` for a report in
 any ``--format``); bad input raises :class:`GateError` (the CLI prints it as
-one line and exits 2). The stages live in private modules, one room each:
+one line and exits 2). ``run_gate`` takes checker objects: the registry's
+(:data:`DEFAULT_CHECKERS`, :func:`checkers_named`) or any :class:`Checker`.
+A baseline is read with :func:`load_baseline`; what it accepted nothing of,
+:func:`unused_entries` (and :func:`unused_entry_line` words it as the CLI
+does): the pytest plugin makes the CLI's decision with these. The stages live in private modules, one room each:
 ``_discovery/``, ``_harness/``, ``_checkers/`` (one ``Checker`` interface and
 its registry), ``_verdicts``, ``_baseline``, ``_reports/``; ``_pipeline``
 joins them and ``_cli`` is the command.
@@ -15,20 +19,44 @@ joins them and ``_cli`` is the command.
 
 from __future__ import annotations
 
-from spec_protocols.gate._model import CHECKER_NAMES, Check, GateError, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
+from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker, checkers_named
+from spec_protocols.gate._model import (
+    CHECKER_NAMES,
+    Check,
+    CheckerName,
+    CheckerSkip,
+    GateError,
+    GateReport,
+    Problem,
+    ProtocolName,
+    Result,
+    SkipReason,
+    Verdict,
+)
 from spec_protocols.gate._pipeline import default_targets, run_gate
 from spec_protocols.gate._reports import FORMATS, render
 
 __all__ = [
     "CHECKER_NAMES",
+    "DEFAULT_CHECKERS",
     "FORMATS",
     "Check",
+    "Checker",
+    "CheckerName",
+    "CheckerSkip",
     "GateError",
     "GateReport",
     "Problem",
+    "ProtocolName",
     "Result",
+    "SkipReason",
     "Verdict",
+    "checkers_named",
     "default_targets",
+    "load_baseline",
     "render",
     "run_gate",
+    "unused_entries",
+    "unused_entry_line",
 ]

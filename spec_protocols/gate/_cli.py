@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from spec_protocols.gate._model import CHECKER_NAMES, GateError, Verdict
+from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Verdict
 
 if TYPE_CHECKING:
-    from spec_protocols.gate._baseline import BaselineEntry
+    from spec_protocols.gate._baseline import Baseline, BaselineEntry
+    from spec_protocols.gate._checkers import Checker
 
 __all__ = ["main"]
 
@@ -302,7 +303,7 @@ def _version() -> str:
     return __version__
 
 
-def _check(args: argparse.Namespace) -> int:
+def _check(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
     """Run the gate and decide the exit status.
 
     The exit decision lives here, not in ``run_gate`` or :class:`GateReport`:
@@ -315,32 +316,14 @@ def _check(args: argparse.Namespace) -> int:
     * otherwise 1 if any check is not ``pass``, or (with ``--baseline`` and
       without ``--ignore-unused-baseline``) any entry is unused; else 0.
     """
+    from spec_protocols.gate._baseline import note_unused, unused_entries, unused_entry_line, write_baseline
     from spec_protocols.gate._pipeline import run_gate
-    from spec_protocols.gate._baseline import (
-        load_baseline,
-        note_unused,
-        unused_entries,
-        unused_entry_line,
-        write_baseline,
-    )
     from spec_protocols.gate._reports import render
 
-    if args.write_baseline and not args.reason:
-        raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
-    # Validate both baseline files before the checkers run (minutes): a typo
-    # in a baseline is exit 2 at once. The file to be written is read as its
-    # writer will read it (whole-class entries without message are replaced).
-    baseline = load_baseline(args.baseline) if args.baseline else None
-    if args.write_baseline and args.write_baseline.exists():
-        load_baseline(args.write_baseline, lenient=True)
-    checkers = args.checkers or list(CHECKER_NAMES)
-    if args.no_import:
-        if args.checkers and "runtime" in args.checkers:
-            raise GateError("--no-import and --checker runtime contradict each other")
-        checkers = [c for c in checkers if c != "runtime"]
+    baseline = _baselines(args)
     report = run_gate(
         args.targets,
-        checkers=checkers,
+        checkers=_chosen_checkers(args, registry),
         baseline=args.baseline,
         timeout=args.timeout,
         allow_import=not args.no_import,
@@ -353,33 +336,68 @@ def _check(args: argparse.Namespace) -> int:
         unused = unused_entries(report, baseline)
         report = note_unused(report, unused)
     written = write_baseline(report, args.write_baseline, reason=args.reason) if args.write_baseline else None
-    text = render(report, args.format, include_timings=not args.no_timings)
-    if args.output:
-        args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _write(render(report, args.format, include_timings=not args.no_timings), args.output)
     for entry in unused:
-        sys.stderr.write(f"spec-protocols: {unused_entry_line(entry)}\n")
-    # Said outside the report, so that a report does not depend on the cache.
-    reused = sorted(k.removesuffix(" (cached)") for k in report.timings if k.endswith(" (cached)"))
-    if reused:
-        sys.stderr.write(
-            f"spec-protocols: {', '.join(reused)}: verdicts reused from the cache (nothing they read changed; "
-            "--no-cache runs them)\n"
+        _say(unused_entry_line(entry))
+    if report.reused:
+        # Said outside the report, so that a report does not depend on the cache.
+        _say(
+            f"{', '.join(sorted(report.reused))}: verdicts reused from the cache (nothing they read changed; "
+            "--no-cache runs them)"
         )
     if written is not None:
-        count = len(written.entries)
-        sys.stderr.write(
-            f"spec-protocols: wrote {count} baseline entr{'y' if count == 1 else 'ies'} to {args.write_baseline}\n"
-        )
-        blind = sum(1 for r in report.results if r.verdict is Verdict.UNVERIFIED)
-        if blind:
-            sys.stderr.write(
-                f"spec-protocols: warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be "
-                "baselined and still fail the gate\n"
-            )
+        _said_written(report, len(written.entries), args.write_baseline)
         return 0
     return 0 if report.ok and not unused else 1
+
+
+def _baselines(args: argparse.Namespace) -> Baseline | None:
+    """The ``--baseline`` to apply, read now (as is ``--write-baseline``'s file):
+    a typo in a baseline is exit 2 at once, before the checkers run (minutes).
+    The file to be written is read as its writer will read it (whole-class
+    entries without message are replaced)."""
+    from spec_protocols.gate._baseline import load_baseline
+
+    if args.write_baseline and not args.reason:
+        raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    if args.write_baseline and args.write_baseline.exists():
+        load_baseline(args.write_baseline, lenient=True)
+    return baseline
+
+
+def _chosen_checkers(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> tuple[Checker, ...]:
+    """``--checker``'s checkers (default: all), less those ``--no-import`` refuses."""
+    from spec_protocols.gate._checkers import checkers_named
+
+    chosen = checkers_named(args.checkers or CHECKER_NAMES, registry)
+    if not args.no_import:
+        return chosen
+    importing = [c for c in chosen if c.imports_target]
+    if args.checkers and importing:
+        raise GateError(f"--no-import and --checker {importing[0].name} contradict each other")
+    return tuple(c for c in chosen if not c.imports_target)
+
+
+def _write(text: str, output: Path | None) -> None:
+    """The report, on stdout or in ``--output``'s file, ending with a newline."""
+    text = text if text.endswith("\n") else text + "\n"
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(f"spec-protocols: {line}\n")
+
+
+def _said_written(report: GateReport, count: int, path: Path) -> None:
+    """What ``--write-baseline`` did, and what it could not record."""
+    _say(f"wrote {count} baseline entr{'y' if count == 1 else 'ies'} to {path}")
+    blind = sum(1 for r in report.results if r.verdict is Verdict.UNVERIFIED)
+    if blind:
+        _say(f"warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be baselined and still fail the gate")
 
 
 def _contract(args: argparse.Namespace) -> int:
@@ -439,13 +457,16 @@ def _pin(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``spec-protocols`` console script."""
+def main(argv: Sequence[str] | None = None, *, checkers: Mapping[str, Checker] | None = None) -> int:
+    """Entry point of the ``spec-protocols`` console script.
+
+    ``checkers``: the registry ``--checker`` names are looked up in (default:
+    the gate's; a test passes fakes)."""
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
-            return _check(args)
+            return _check(args, checkers)
         if args.command == "contract":
             return _contract(args)
         if args.command == "pin":

@@ -20,6 +20,7 @@ __all__ = [
     "CheckerCrashed",
     "CheckerName",
     "CheckerOutcome",
+    "CheckerSkip",
     "ClassRole",
     "DiscoveredClass",
     "Discovery",
@@ -32,6 +33,7 @@ __all__ = [
     "ResolvedTarget",
     "Result",
     "SglangChecked",
+    "SkipReason",
     "Verdict",
 ]
 
@@ -361,6 +363,24 @@ class SglangChecked:
         return f"sglang {self.release} ({self.origin}: {self.path})"
 
 
+class SkipReason(enum.Enum):
+    """Why a run left a chosen checker out."""
+
+    #: ``--sglang`` names a release or tree read from source, not the sglang
+    #: the import system loads: a checker that imports the target cannot judge it.
+    SGLANG_NOT_INSTALLED = "sglang_not_installed"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerSkip:
+    """Chosen checkers a run left out, and why (its note says it in words)."""
+
+    checkers: tuple[str, ...]
+    reason: SkipReason
+    #: The sglang release checked against.
+    release: str
+
+
 @dataclass(frozen=True, slots=True)
 class GateReport:
     """A whole run: what every output format renders."""
@@ -377,6 +397,12 @@ class GateReport:
     sglang: SglangChecked | None = None
     #: What the run checked, as given (or the embedded default it chose).
     targets: tuple[str, ...] = ()
+    #: The checkers whose verdicts were reused from the verdict cache (for
+    #: some group of targets, at least), in report order. Not rendered: a
+    #: report does not depend on the cache (the CLI says it on stderr).
+    reused: tuple[str, ...] = ()
+    #: Chosen checkers the run left out, and why.
+    skipped: tuple[CheckerSkip, ...] = ()
 
     @property
     def ok(self) -> bool:

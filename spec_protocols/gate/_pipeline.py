@@ -14,14 +14,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from spec_protocols._releases import NEWEST, OLDEST
 from spec_protocols.gate._cache import VerdictCache, open_cache
-from spec_protocols.gate._checkers import CHECKERS
+from spec_protocols.gate._checkers import CHECKERS, DEFAULT_CHECKERS, Checker
 from spec_protocols.gate._contract import (
     Contract,
     SglangSource,
@@ -34,10 +35,10 @@ from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._harness import CheckInput, prepare
 from spec_protocols.gate._model import (
-    CHECKER_NAMES,
     Check,
     CheckerCrashed,
     CheckerOutcome,
+    CheckerSkip,
     ClassRole,
     DiscoveredClass,
     Discovery,
@@ -47,13 +48,15 @@ from spec_protocols.gate._model import (
     ResolvedTarget,
     Result,
     SglangChecked,
+    SkipReason,
     Verdict,
 )
 from spec_protocols.gate._paths import cache_dir, in_installation, search_path
+from spec_protocols.gate._reports import messages
 from spec_protocols.gate._source import find_module_file
 from spec_protocols.gate._verdicts import combine
 
-__all__ = ["DEFAULT_TARGET", "default_targets", "run_gate"]
+__all__ = ["DEFAULT_TARGET", "checkers_for_sglang", "choose_checkers", "default_targets", "run_gate"]
 
 #: What `spec-protocols check` checks with no TARGET, when sglang is installed.
 DEFAULT_TARGET = "sglang.srt.speculative"
@@ -83,7 +86,7 @@ def _is_installed(source: SglangSource) -> bool:
 def run_gate(
     targets: Sequence[str],
     *,
-    checkers: Sequence[str] = CHECKER_NAMES,
+    checkers: Sequence[Checker] = DEFAULT_CHECKERS,
     baseline: Path | None = None,
     timeout: float = 600.0,
     allow_import: bool = True,
@@ -92,120 +95,182 @@ def run_gate(
 ) -> GateReport:
     """Check ``targets`` with ``checkers``; raise :class:`GateError` on bad input.
 
-    ``allow_import=False`` refuses the runtime checker, so no target code runs.
+    ``checkers``: the checker objects to run (default: the registry's, all
+    three; :func:`~spec_protocols.gate._checkers.checkers_named` picks them by
+    name; a test passes fakes). ``allow_import=False`` refuses a checker that
+    imports the target (the runtime checker), so no target code runs.
     ``sglang``: check against that release (fetched into the cache) or the
     source tree at that path rather than the installed sglang; static checkers
-    only (the runtime checker, which imports, is skipped with a note).
-    ``cache=False`` (or ``$SPEC_PROTOCOLS_NO_CACHE``) neither reuses nor stores
-    verdicts, contracts or discoveries (:mod:`spec_protocols.gate._cache`); a
-    reused checker appears in the timings as ``"NAME (cached)"``, and the
-    cache's own cost (keys, look-ups, stores, for every stage) as ``"cache"``,
-    not in ``"contract"`` or ``"discovery"``.
+    only (a checker that imports is left out, with a note, and in
+    :attr:`GateReport.skipped`). ``cache=False`` (or
+    ``$SPEC_PROTOCOLS_NO_CACHE``) neither reuses nor stores verdicts,
+    contracts or discoveries (:mod:`spec_protocols.gate._cache`); the
+    checkers whose verdicts were reused are :attr:`GateReport.reused`, and
+    appear in the timings as ``"NAME (cached)"``, the cache's own cost (keys,
+    look-ups, stores, for every stage) as ``"cache"``, not in ``"contract"``
+    or ``"discovery"``.
     """
-    start = time.perf_counter()
-    unknown = [c for c in checkers if c not in CHECKER_NAMES]
-    if unknown:
-        raise GateError(f"unknown checker {unknown[0]!r}; choose from {', '.join(CHECKER_NAMES)}")
-    chosen = [c for c in CHECKER_NAMES if c in checkers]
-    if not chosen:
-        raise GateError("no checker chosen")
-    importing = [c for c in chosen if CHECKERS[c].imports_target]
-    if not allow_import and importing:
-        raise GateError(f"--no-import forbids the {importing[0]} checker, which imports the target")
-    timings: dict[str, float] = {}
-    notes: list[str] = []
+    clock = _Clock()
+    chosen = choose_checkers(checkers, allow_import=allow_import)
     verdict_cache = open_cache(cache, cache_dir() / "verdicts")
-
-    t0 = time.perf_counter()
-    source, missing = _sglang_to_check(sglang)
-    if source is not None and missing is None and sglang is None and not _is_installed(source):
-        notes.append(
-            f"no sglang installed and no --sglang: checked against the newest supported release, sglang "
-            f"{source.release}, read from its source; name another with --sglang"
-        )
-    # Not importable: a release or tree given with --sglang that the import
-    # system would not load. The runtime checker cannot judge it.
-    elsewhere = source is not None and sglang is not None and not _is_installed(source)
-    if elsewhere and importing:
-        assert source is not None
-        chosen = [c for c in chosen if c not in importing]
-        if not chosen:
-            raise GateError(
-                f"--sglang {sglang} is checked statically, without installing it: choose --checker mypy and/or "
-                "--checker pyright"
-            )
-        notes.append(
-            f"{', '.join(importing)} checker: skipped: --sglang reads sglang {source.release}'s source without "
-            "installing it, and the runtime checker can only import the installed sglang; mypy and pyright decided"
-        )
-    cache_before = verdict_cache.seconds if verdict_cache is not None else 0.0
-    contract = _contract(source, verdict_cache)
-    terms = release_terms(contract)
-    notes.extend(terms.notes if missing is None else [_no_source_note(missing)])
-    timings["contract"] = time.perf_counter() - t0 - _cache_spent(verdict_cache, cache_before)
+    with clock.stage("contract", verdict_cache):
+        source, missing = _sglang_to_check(sglang)
+        notes = _source_notes(source, missing, sglang)
+        chosen, skipped = checkers_for_sglang(chosen, source, sglang)
+        notes += [messages.skip_note(skip) for skip in skipped]
+        terms = release_terms(_contract(source, verdict_cache))
+        notes.extend(terms.notes if missing is None else [messages.no_source_note(NEWEST, missing)])
     # The checkers must read this sglang, not whichever they would find:
     # searched first, unless it is an installed one in site-packages (which
     # they find anyway; adding it would make pyright read all of it).
     extra_roots = [source.root] if source is not None and not in_installation(source.root) else []
-
     # The embedded default is the installed sglang's workers, or --sglang's:
     # not those of a release fetched only because none is installed.
-    default_roots = extra_roots if sglang is not None else []
-    checked_targets = list(targets) or _default_targets(default_roots)
-    groups = _groups([resolve_target(t, extra_roots) for t in checked_targets])
-    results: list[Result] = []
-    runtime_outcomes: list[CheckerOutcome] = []
-    seen: dict[str, Path] = {}
-    for group in groups:
-        t0 = time.perf_counter()
-        cache_before = verdict_cache.seconds if verdict_cache is not None else 0.0
-        found = _discovery(group, extra_roots, verdict_cache)
-        spent = time.perf_counter() - t0 - _cache_spent(verdict_cache, cache_before)
-        timings["discovery"] = timings.get("discovery", 0.0) + spent
-        notes.extend(found.notes)
-        classes = {c.dotted: c for c in found.classes}
-        if terms.draft_factory_keywords is None and (found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)):
-            notes.append(
-                f"sglang {terms.release} has no draft_worker_cls (build_draft_tp_worker takes none before "
-                f"{OLDEST}): the injected draft worker classes are checked with the newest release's keywords"
-            )
-        outcomes, reused = _run_checkers(
-            found, chosen, timeout, terms, extra_roots[0] if extra_roots else None, verdict_cache
-        )
-        for outcome in outcomes:
-            # A reused verdict cost this run nothing but the cache's own time.
-            cached = outcome.checker in reused
-            label = f"{outcome.checker} (cached)" if cached else outcome.checker
-            timings[label] = timings.get(label, 0.0) + (0.0 if cached else outcome.seconds)
-        runtime_outcomes.extend(o for o in outcomes if CHECKERS[o.checker].imports_target)
-        checks = sorted({check for o in outcomes for check in o.verdicts})
-        results.extend(_distinct(combine(checks, outcomes, classes), classes, seen))
-    if missing is not None:
-        results = [_without_source(result) for result in results]
-    runtime_note = _runtime_skipped_everything(runtime_outcomes)
+    checked_targets = list(targets) or _default_targets(extra_roots if sglang is not None else [])
+    run = _Run(chosen, timeout, terms, extra_roots[0] if extra_roots else None, verdict_cache, clock)
+    for group in _groups([resolve_target(t, extra_roots) for t in checked_targets]):
+        notes.extend(run.check(group, extra_roots))
+    results = run.results if missing is None else [_without_source(result) for result in run.results]
+    runtime_note = _runtime_skipped_everything(run.importing_outcomes, run.site_checks)
     if runtime_note is not None:
         notes.append(runtime_note)
     if verdict_cache is not None:
-        timings["cache"] = verdict_cache.seconds
-    versions = {name: CHECKERS[name].version() for name in chosen}
-    checked = (
-        SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None
-    )
+        clock.timings["cache"] = verdict_cache.seconds
     report = GateReport(
         tuple(sorted(results, key=lambda r: r.check)),
-        tuple(chosen),
-        timings,
+        tuple(c.name for c in chosen),
+        clock.timings,
         tuple(dict.fromkeys(notes)),
-        versions,
-        checked,
+        {c.name: c.version() for c in chosen},
+        SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None,
         tuple(checked_targets),
+        reused=tuple(c.name for c in chosen if c.name in run.reused),
+        skipped=skipped,
     )
     if baseline is not None:
         from spec_protocols.gate._baseline import apply_baseline, load_baseline
 
         report = apply_baseline(report, load_baseline(baseline))
-    timings["total"] = time.perf_counter() - start
-    return replace(report, timings=dict(timings))
+    return replace(report, timings=clock.finished())
+
+
+def choose_checkers(checkers: Sequence[Checker], *, allow_import: bool) -> tuple[Checker, ...]:
+    """The checkers a run uses: each name once (the first given), in report
+    order (the registry's, then any other in the order given); a
+    :class:`GateError` for none, and for one that imports the target when
+    ``allow_import`` is false (``--no-import``)."""
+    order = {name: n for n, name in enumerate(CHECKERS)}
+    unique = {c.name: c for c in reversed(checkers)}
+    given = [c.name for c in checkers]
+    chosen = tuple(sorted(unique.values(), key=lambda c: (order.get(c.name, len(order)), given.index(c.name))))
+    if not chosen:
+        raise GateError("no checker chosen")
+    importing = [c for c in chosen if c.imports_target]
+    if not allow_import and importing:
+        raise GateError(f"--no-import forbids the {importing[0].name} checker, which imports the target")
+    return chosen
+
+
+def checkers_for_sglang(
+    chosen: Sequence[Checker], source: SglangSource | None, given: str | None
+) -> tuple[tuple[Checker, ...], tuple[CheckerSkip, ...]]:
+    """The chosen checkers that can judge the sglang checked, and those left out.
+
+    A release or tree given with ``--sglang`` that the import system would
+    not load cannot be judged by a checker that imports the target (the
+    runtime checker): it is left out, unless it is all that was chosen (a
+    :class:`GateError` then says to choose a static one)."""
+    importing = tuple(c.name for c in chosen if c.imports_target)
+    if source is None or given is None or not importing or _is_installed(source):
+        return tuple(chosen), ()
+    kept = tuple(c for c in chosen if not c.imports_target)
+    if not kept:
+        raise GateError(
+            f"--sglang {given} is checked statically, without installing it: choose --checker mypy and/or "
+            "--checker pyright"
+        )
+    return kept, (CheckerSkip(importing, SkipReason.SGLANG_NOT_INSTALLED, source.release),)
+
+
+def _source_notes(source: SglangSource | None, missing: str | None, given: str | None) -> list[str]:
+    """What the reader should know about where the sglang checked came from."""
+    if source is not None and missing is None and given is None and not _is_installed(source):
+        return [messages.fetched_release_note(source.release)]
+    return []
+
+
+class _Clock:
+    """The run's timings: each stage's own time (the cache's is ``"cache"``), and the total."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.timings: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str, verdict_cache: VerdictCache | None) -> Generator[None]:
+        """Add the block's time, less what the cache spent in it, to ``name``."""
+        t0 = time.perf_counter()
+        before = verdict_cache.seconds if verdict_cache is not None else 0.0
+        yield
+        spent = verdict_cache.seconds - before if verdict_cache is not None else 0.0
+        self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0 - spent
+
+    def checker(self, outcome: CheckerOutcome, reused: bool) -> None:
+        """A checker's time; a reused verdict cost this run nothing but the cache's own time."""
+        label = f"{outcome.checker} (cached)" if reused else outcome.checker
+        self.timings[label] = self.timings.get(label, 0.0) + (0.0 if reused else outcome.seconds)
+
+    def finished(self) -> dict[str, float]:
+        self.timings["total"] = time.perf_counter() - self.start
+        return dict(self.timings)
+
+
+class _Run:
+    """The checks of one run, group by group of targets."""
+
+    def __init__(
+        self,
+        chosen: Sequence[Checker],
+        timeout: float,
+        terms: ReleaseTerms,
+        sglang_root: Path | None,
+        verdict_cache: VerdictCache | None,
+        clock: _Clock,
+    ) -> None:
+        self.chosen = chosen
+        self.timeout = timeout
+        self.terms = terms
+        self.sglang_root = sglang_root
+        self.verdict_cache = verdict_cache
+        self.clock = clock
+        self.results: list[Result] = []
+        #: The outcomes of the checkers that import the target.
+        self.importing_outcomes: list[CheckerOutcome] = []
+        #: The checks of injection sites (expressions, which no import can judge).
+        self.site_checks: set[Check] = set()
+        #: The names of the checkers whose verdicts the cache gave, for any group.
+        self.reused: set[str] = set()
+        self._seen: dict[str, Path] = {}
+
+    def check(self, group: Sequence[ResolvedTarget], extra_roots: Sequence[Path]) -> list[str]:
+        """Discover and check one group of targets; its notes."""
+        with self.clock.stage("discovery", self.verdict_cache):
+            found = _discovery(group, extra_roots, self.verdict_cache)
+        notes = list(found.notes)
+        injected = found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)
+        if self.terms.draft_factory_keywords is None and injected:
+            notes.append(messages.no_draft_factory_note(self.terms.release, OLDEST))
+        outcomes, reused = _run_checkers(found, self.chosen, self.timeout, self.terms, self.sglang_root, self.verdict_cache)
+        importing = {c.name for c in self.chosen if c.imports_target}
+        for outcome in outcomes:
+            self.clock.checker(outcome, outcome.checker in reused)
+        self.reused |= reused
+        self.importing_outcomes.extend(o for o in outcomes if o.checker in importing)
+        self.site_checks.update(Check(s.target, ClassRole.INJECTED.protocol) for s in found.sites)
+        classes = {c.dotted: c for c in found.classes}
+        checks = sorted({check for o in outcomes for check in o.verdicts})
+        self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self._seen))
+        return notes
 
 
 def _sglang_to_check(given: str | None) -> tuple[SglangSource | None, str | None]:
@@ -231,25 +296,9 @@ def _sglang_to_check(given: str | None) -> tuple[SglangSource | None, str | None
         return None, str(error)
 
 
-#: Why a check of a run without sglang's source is unverified (the run's note says why there is none).
-_NO_SOURCE = (
-    "not checked on any sglang release's terms (no sglang source: see the note below): the members its scheduler "
-    "calls, the keywords it constructs workers with, what BaseSpecWorker's defaults need of a draft worker"
-)
-
-
-def _no_source_note(missing: str) -> str:
-    return (
-        f"no sglang source: none is installed, no --sglang was given, and the newest supported release, {NEWEST}, "
-        f"could not be fetched ({missing}); every check is unverified. Install sglang, pass --sglang PATH (a "
-        "source tree or a wheel), or run once where the package index is reachable (the release is kept in the "
-        "cache)"
-    )
-
-
 def _without_source(result: Result) -> Result:
     """``result`` of a run that had no sglang source: what passed is ``unverified``."""
-    problem = Problem("gate", None, _NO_SOURCE, unverified=True)
+    problem = Problem("gate", None, messages.NO_SOURCE, unverified=True)
     verdict = result.verdict if result.verdict is Verdict.FAIL else Verdict.UNVERIFIED
     return replace(result, verdict=verdict, problems=(*result.problems, problem))
 
@@ -268,11 +317,6 @@ def _discovery(group: Sequence[ResolvedTarget], extra_roots: Sequence[Path], ver
     if verdict_cache is None:
         return discover(group, extra_roots)
     return verdict_cache.discovery(group, extra_roots, lambda read: discover(group, extra_roots, read=read))
-
-
-def _cache_spent(verdict_cache: VerdictCache | None, before: float) -> float:
-    """The cache's own time since ``before`` (reported as ``"cache"``, not as the stage's)."""
-    return verdict_cache.seconds - before if verdict_cache is not None else 0.0
 
 
 def _groups(resolved: Sequence[ResolvedTarget]) -> list[list[ResolvedTarget]]:
@@ -317,21 +361,14 @@ def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass],
     return renamed
 
 
-def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome]) -> str | None:
-    """One line, with the fix, when the runtime checker could not import anything."""
+def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome], site_checks: Collection[Check]) -> str | None:
+    """One line, with the fix, when the runtime checker could not import
+    anything (an injection site, an expression, is no import to make)."""
     verdicts = [v for o in outcomes for v in o.verdicts.values()]
     if not verdicts or any(v is not Verdict.SKIPPED for v in verdicts):
         return None
-    reasons = sorted({note for o in outcomes for note in o.notes.values()})
-    sites_only = all("an expression, not a class" in r for r in reasons)
-    if sites_only:
-        return None
-    first = next((r for r in reasons if "an expression, not a class" not in r), reasons[0] if reasons else "")
-    return (
-        f"runtime checker: skipped every check ({first}); the static checkers decided alone. To run it, make the "
-        "target importable in this environment (for sglang on CPU: pip install -r requirements/sglang-cpu.txt from "
-        "a spec-protocols checkout), or pass --no-import to say you meant a static-only run"
-    )
+    reasons = sorted({note for o in outcomes for check, note in o.notes.items() if check not in site_checks})
+    return messages.runtime_skipped_note(reasons[0]) if reasons else None
 
 
 def keep_crash(crashed: CheckerCrashed, check_input: CheckInput) -> Path:
@@ -352,7 +389,7 @@ def keep_crash(crashed: CheckerCrashed, check_input: CheckInput) -> Path:
 
 def _run_checkers(
     found: Discovery,
-    chosen: Sequence[str],
+    chosen: Sequence[Checker],
     timeout: float,
     terms: ReleaseTerms,
     sglang_root: Path | None,
@@ -360,7 +397,7 @@ def _run_checkers(
 ) -> tuple[list[CheckerOutcome], frozenset[str]]:
     """Every chosen checker on one discovery, in parallel, except those whose
     verdicts the cache holds; outcomes in report order, and the names reused."""
-    adapters = [CHECKERS[name] for name in chosen]
+    adapters = list(chosen)
     static = any(a.reads_harness for a in adapters)
     with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root) as check_input:
         lookup = verdict_cache.look_up(adapters, check_input) if verdict_cache is not None else None
@@ -371,7 +408,7 @@ def _run_checkers(
             try:
                 ran = {name: future.result() for name, future in futures.items()}
             except CheckerCrashed as crashed:
-                others = tuple(name for name in chosen if name != crashed.checker)
+                others = tuple(a.name for a in adapters if a.name != crashed.checker)
                 raise crashed.keeping(str(keep_crash(crashed, check_input)), others) from None
     if verdict_cache is not None and lookup is not None:
         for outcome in ran.values():

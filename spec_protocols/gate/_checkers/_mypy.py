@@ -25,10 +25,10 @@ from importlib import metadata
 from pathlib import Path
 
 from spec_protocols._releases import pin_constants
-from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
-from spec_protocols.gate._harness import CheckInput, StaticInput, is_canary, mypy_view
-from spec_protocols.gate._model import CheckerOutcome, GateError
+from spec_protocols.gate._checkers._static import StaticChecker
+from spec_protocols.gate._harness import CheckInput, StaticInput, mypy_view
+from spec_protocols.gate._model import CheckerName, GateError
 from spec_protocols.gate._paths import cache_dir
 
 __all__ = ["MYPY", "MypyChecker", "invoke_mypy"]
@@ -142,35 +142,18 @@ def _pin_lines(pin: str | None) -> list[str]:
     ]
 
 
-class MypyChecker:
+class MypyChecker(StaticChecker):
     """mypy, on the harness and the shadows of injection sites."""
 
-    name = "mypy"
-    reads_harness = True
-    imports_target = False
+    name = CheckerName.MYPY
 
     def version(self) -> str:
         return _version()
 
-    def run(self, check_input: CheckInput) -> CheckerOutcome:
-        static = check_input.static
-        if static is None:
-            raise GateError("mypy needs the harness, and none was prepared")
+    def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation:
         config = static.workdir / "mypy.ini"
         config.write_text(_config(check_input, static), encoding="utf-8")
-        invocation = invoke_mypy([static.harness_file], config=config, cwd=static.workdir, timeout=check_input.timeout)
-        harness = static.harness_file.resolve()
-        diagnostics: list[Diagnostic] = []
-        for item in invocation.errors():
-            if item.file and ((static.workdir / item.file).resolve() == harness or item.file == str(static.harness_file)):
-                diagnostics.append(Diagnostic(item.line, item.message, item.code))
-            elif static.shadow is not None and item.file:
-                # An error inside a site's rewritten call belongs to that site.
-                number = static.shadow.site_at(static.workdir / item.file, item.line, item.column)
-                if number is not None:
-                    diagnostics.append(Diagnostic(item.line, item.message, item.code, site=(number, is_canary(item.message))))
-            # Any other error inside an analysed module is not a verdict.
-        return interpret(self.name, static.harness, diagnostics, seconds=invocation.seconds, shadow=static.shadow)
+        return invoke_mypy([static.harness_file], config=config, cwd=static.workdir, timeout=check_input.timeout)
 
 
 @cache

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from spec_protocols._releases import pin_constants
-from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
-from spec_protocols.gate._harness import CheckInput, is_canary, static_view
-from spec_protocols.gate._model import CheckerOutcome, GateError
+from spec_protocols.gate._checkers._static import StaticChecker
+from spec_protocols.gate._harness import CheckInput, StaticInput, static_view
+from spec_protocols.gate._model import CheckerName, GateError
 
 __all__ = ["PYRIGHT", "PyrightChecker", "find_pyright", "invoke_pyright"]
 
@@ -92,54 +92,42 @@ def _first_error(data: dict[str, Any]) -> str | None:
     return None
 
 
-class PyrightChecker:
+class PyrightChecker(StaticChecker):
     """pyright, on the harness and the shadows of injection sites."""
 
-    name = "pyright"
-    reads_harness = True
-    imports_target = False
+    name = CheckerName.PYRIGHT
 
     def version(self) -> str:
         return _version()
 
-    def run(self, check_input: CheckInput) -> CheckerOutcome:
-        static = check_input.static
-        if static is None:
-            raise GateError("pyright needs the harness, and none was prepared")
-        view = static_view(check_input.sglang_root, static.installed)
-        shadow = static.shadow
-        # The shadow of the modules holding injection sites is searched first
-        # and checked (pyright reports diagnostics only for included files,
-        # and takes only paths relative to its configuration file there).
-        checked = [os.path.relpath(f, static.workdir) for _, f in sorted(shadow.files.items())] if shadow else []
-        config: dict[str, object] = {
-            "include": [static.harness_file.name, *checked],
-            "venvPath": str(view.parent),
-            "venv": view.name,
-            "extraPaths": [*([str(shadow.root)] if shadow else []), *(str(p) for p in check_input.discovery.search_roots)],
-            "stubPath": str(static.overlay),
-            "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
-            "typeCheckingMode": "standard",
-            "analyzeUnannotatedFunctions": True,
-            "reportMissingModuleSource": "none",
-        }
-        if check_input.terms.pin is not None:
-            # The protocols' release branches, evaluated for the release checked.
-            config["defineConstant"] = pin_constants(check_input.terms.pin)
+    def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation:
         config_file = static.workdir / "pyrightconfig.json"
-        config_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
-        invocation = invoke_pyright(config_file, cwd=static.workdir, timeout=check_input.timeout)
-        harness = static.harness_file.resolve()
-        diagnostics: list[Diagnostic] = []
-        for item in invocation.errors():
-            if Path(item.file).resolve() == harness:
-                diagnostics.append(Diagnostic(item.line, item.message, item.code))
-            elif shadow is not None:
-                # An error inside a site's rewritten call belongs to that site.
-                number = shadow.site_at(Path(item.file), item.line, item.column)
-                if number is not None:
-                    diagnostics.append(Diagnostic(item.line, item.message, item.code, site=(number, is_canary(item.message))))
-        return interpret(self.name, static.harness, diagnostics, seconds=invocation.seconds, shadow=shadow)
+        config_file.write_text(json.dumps(_config(check_input, static), indent=2), encoding="utf-8")
+        return invoke_pyright(config_file, cwd=static.workdir, timeout=check_input.timeout)
+
+
+def _config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
+    view = static_view(check_input.sglang_root, static.installed)
+    shadow = static.shadow
+    # The shadow of the modules holding injection sites is searched first
+    # and checked (pyright reports diagnostics only for included files,
+    # and takes only paths relative to its configuration file there).
+    checked = [os.path.relpath(f, static.workdir) for _, f in sorted(shadow.files.items())] if shadow else []
+    config: dict[str, object] = {
+        "include": [static.harness_file.name, *checked],
+        "venvPath": str(view.parent),
+        "venv": view.name,
+        "extraPaths": [*([str(shadow.root)] if shadow else []), *(str(p) for p in check_input.discovery.search_roots)],
+        "stubPath": str(static.overlay),
+        "pythonVersion": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "typeCheckingMode": "standard",
+        "analyzeUnannotatedFunctions": True,
+        "reportMissingModuleSource": "none",
+    }
+    if check_input.terms.pin is not None:
+        # The protocols' release branches, evaluated for the release checked.
+        config["defineConstant"] = pin_constants(check_input.terms.pin)
+    return config
 
 
 @cache

@@ -18,6 +18,7 @@ from spec_protocols.gate._reports._github import render_github
 from spec_protocols.gate._reports._json import render_json
 from spec_protocols.gate._reports._junit import render_junit
 from spec_protocols.gate._reports._markdown import render_markdown
+from spec_protocols.gate._reports import _messages as messages
 from spec_protocols.gate._reports._messages import message
 from spec_protocols.gate._reports._text import render_text
 
@@ -25,6 +26,7 @@ __all__ = [
     "FORMATS",
     "Renderer",
     "message",
+    "messages",
     "render",
     "render_github",
     "render_json",

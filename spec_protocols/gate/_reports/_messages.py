@@ -1,4 +1,4 @@
-"""The words of a problem or a note, composed from a checker's finding.
+"""The words of a problem or a note: a checker's finding, and a run's own notes.
 
 The verdict core decides (:class:`~spec_protocols.gate._findings.Finding`:
 what is wrong, which member, the checker's reasons, the expected and the got
@@ -9,7 +9,8 @@ own reasons::
 
     LEAD: REASON; REASON; expected EXPECTED; got GOT
 
-leaving out what is unknown.
+leaving out what is unknown. The run's own notes (:func:`skip_note` and the
+rest below) are worded here too, from what the pipeline decided.
 """
 
 from __future__ import annotations
@@ -17,9 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from spec_protocols.gate._findings import Finding, Got, Wrong
-from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, CheckerSkip, SkipReason
 
-__all__ = ["compose", "got_text", "message"]
+__all__ = [
+    "NO_SOURCE",
+    "compose",
+    "fetched_release_note",
+    "got_text",
+    "message",
+    "no_draft_factory_note",
+    "no_source_note",
+    "runtime_skipped_note",
+    "skip_note",
+]
 
 
 def compose(lead: str, reasons: Sequence[str], expected: str | None, got: str | None) -> str:
@@ -130,3 +141,57 @@ _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
         "annotate it, e.g. as DraftWorkerFactory[YourDraftWorker]"
     ),
 }
+
+
+# -- a run's own notes ---------------------------------------------------------
+
+
+def fetched_release_note(release: str) -> str:
+    """No sglang installed and no ``--sglang``: the run fetched the newest release."""
+    return (
+        f"no sglang installed and no --sglang: checked against the newest supported release, sglang "
+        f"{release}, read from its source; name another with --sglang"
+    )
+
+
+def skip_note(skip: CheckerSkip) -> str:
+    """Why the run left ``skip.checkers`` out."""
+    assert skip.reason is SkipReason.SGLANG_NOT_INSTALLED
+    return (
+        f"{', '.join(skip.checkers)} checker: skipped: --sglang reads sglang {skip.release}'s source without "
+        "installing it, and the runtime checker can only import the installed sglang; mypy and pyright decided"
+    )
+
+
+#: Why a check of a run without sglang's source is unverified (the run's note says why there is none).
+NO_SOURCE = (
+    "not checked on any sglang release's terms (no sglang source: see the note below): the members its scheduler "
+    "calls, the keywords it constructs workers with, what BaseSpecWorker's defaults need of a draft worker"
+)
+
+
+def no_source_note(newest: str, missing: str) -> str:
+    """No sglang source at all: none installed, none given, and the newest release could not be fetched."""
+    return (
+        f"no sglang source: none is installed, no --sglang was given, and the newest supported release, {newest}, "
+        f"could not be fetched ({missing}); every check is unverified. Install sglang, pass --sglang PATH (a "
+        "source tree or a wheel), or run once where the package index is reachable (the release is kept in the "
+        "cache)"
+    )
+
+
+def no_draft_factory_note(release: str | None, oldest: str) -> str:
+    """A release without ``draft_worker_cls``, and injected classes to check."""
+    return (
+        f"sglang {release} has no draft_worker_cls (build_draft_tp_worker takes none before "
+        f"{oldest}): the injected draft worker classes are checked with the newest release's keywords"
+    )
+
+
+def runtime_skipped_note(first_reason: str) -> str:
+    """The runtime checker could not import anything: its first reason, and the fix."""
+    return (
+        f"runtime checker: skipped every check ({first_reason}); the static checkers decided alone. To run it, make the "
+        "target importable in this environment (for sglang on CPU: pip install -r requirements/sglang-cpu.txt from "
+        "a spec-protocols checkout), or pass --no-import to say you meant a static-only run"
+    )
