@@ -172,10 +172,7 @@ _WRITERS: dict[tuple[object, bool], _Writer] = {}
 
 def _reader(tp: object, ignore: bool) -> _Reader:
     """The reader of ``tp``, built once (a dict, not functools.cache: a type is hashable, as mypy cannot see)."""
-    found = _READERS.get((tp, ignore))
-    if found is None:
-        found = _READERS[(tp, ignore)] = _build_reader(tp, ignore)
-    return found
+    return _READERS.get((tp, ignore)) or _READERS.setdefault((tp, ignore), _build_reader(tp, ignore))
 
 
 def _build_reader(tp: object, ignore: bool) -> _Reader:
@@ -413,10 +410,7 @@ def _dataclass_reader(tp: type[DataclassInstance], ignore: bool) -> _Reader:
 
 
 def _writer(tp: object, omit: bool) -> _Writer:
-    found = _WRITERS.get((tp, omit))
-    if found is None:
-        found = _WRITERS[(tp, omit)] = _build_writer(tp, omit)
-    return found
+    return _WRITERS.get((tp, omit)) or _WRITERS.setdefault((tp, omit), _build_writer(tp, omit))
 
 
 def _build_writer(tp: object, omit: bool) -> _Writer:
@@ -433,18 +427,21 @@ def _build_writer(tp: object, omit: bool) -> _Writer:
     if origin in (collections.abc.Mapping, dict):
         key, value = args if args else (Any, Any)
         return _mapping_writer(key, _writer(value, omit), omit)
-    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-        items = tuple(_writer(arg, omit) for arg in args)
-        return lambda value: [item(v) for item, v in zip(items, value, strict=True)]
-    if origin in (tuple, list):
-        item = _writer(args[0] if args else Any, omit)
-        return lambda value: [item(v) for v in value]
-    if origin in (frozenset, set):
-        item = _writer(args[0] if args else Any, omit)
-        return lambda value: sorted((item(v) for v in value), key=_text)
+    if origin in (tuple, list, frozenset, set):
+        return _sequence_writer(origin, args, omit)
     if isinstance(tp, type):
         return _class_writer(cast(type[object], tp), omit)
     raise TypeError(f"the codec cannot write a {tp!r}")
+
+
+def _sequence_writer(origin: object, args: tuple[Any, ...], omit: bool) -> _Writer:
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        items = tuple(_writer(arg, omit) for arg in args)
+        return lambda value: [item(v) for item, v in zip(items, value, strict=True)]
+    item = _writer(args[0] if args else Any, omit)
+    if origin is frozenset or origin is set:
+        return lambda value: sorted((item(v) for v in value), key=_text)
+    return lambda value: [item(v) for v in value]
 
 
 @cache
