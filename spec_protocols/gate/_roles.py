@@ -33,19 +33,28 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+from typing_extensions import Protocol
 
 from spec_protocols._members import call_keywords
 from spec_protocols._protocols import PROTOCOL_NAMES
 from spec_protocols.gate._model import ClassRole, ProtocolName
 
-if TYPE_CHECKING:
-    from spec_protocols.gate._contract._terms import ReleaseTerms
-
-__all__ = ["CAPABILITIES", "Construction", "RolePolicy", "policy", "policy_for", "role_policies"]
+__all__ = ["CAPABILITIES", "Construction", "ReleaseKeywords", "RolePolicy", "policy", "policy_for", "role_policies"]
 
 #: The capability protocols (``SupportsGrammarOverlap``, ...), in PROTOCOL_NAMES' order.
 CAPABILITIES: tuple[str, ...] = tuple(name for name in PROTOCOL_NAMES if name.startswith("Supports"))
+
+
+class ReleaseKeywords(Protocol):
+    """The keywords a release builds workers with: what a
+    :class:`~spec_protocols.gate._contract._terms.ReleaseTerms` (or the
+    contract it is read from) says of its two construction calls."""
+
+    @property
+    def constructor_keywords(self) -> tuple[str, ...]: ...
+    @property
+    def draft_factory_keywords(self) -> tuple[str, ...] | None: ...
 
 
 class Construction(enum.Enum):
@@ -70,7 +79,7 @@ class Construction(enum.Enum):
         protocol's own return type says."""
         return ProtocolName.INJECTABLE_DRAFT_WORKER if self is Construction.DRAFT_FACTORY else None
 
-    def keywords(self, terms: ReleaseTerms) -> tuple[str, ...]:
+    def keywords(self, terms: ReleaseKeywords) -> tuple[str, ...]:
         """The keywords the release checked passes; the factory protocol's own
         where it passes none of its own (no ``draft_worker_cls`` before 0.5.19)."""
         if self is Construction.SCHEDULER:
@@ -82,7 +91,7 @@ class Construction(enum.Enum):
         """The keywords of the call as its factory protocol writes it."""
         return call_keywords(self.factory)
 
-    def as_protocol_writes(self, terms: ReleaseTerms) -> bool:
+    def as_protocol_writes(self, terms: ReleaseKeywords) -> bool:
         """Whether the release passes exactly the protocol's keywords (in any
         order), or none of its own: the class object can then be checked as
         the factory protocol, whole (the harness's factory line)."""

@@ -5,8 +5,8 @@ values (a harness line, or an injection site, with the message and code).
 :func:`interpret` turns those into verdicts, identically for mypy and
 pyright, using the line tags of the harness (see
 :mod:`spec_protocols.gate._harness._lines`): it decides, per check, a verdict
-and typed findings (:class:`~spec_protocols.gate._findings.Finding`), and the
-reports' room words them (:mod:`spec_protocols.gate._reports._messages`).
+and typed findings (:class:`~spec_protocols.gate._findings.Finding`), worded
+apart (:func:`spec_protocols.gate._findings.message`).
 What an error on each line means is the role's (:mod:`spec_protocols.gate._roles`).
 """
 
@@ -16,10 +16,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from spec_protocols.gate._findings import Finding, Got, Wrong
+from spec_protocols.gate._findings import Finding, Got, Wrong, message
 from spec_protocols.gate._harness import SITE_FUNCTION, Harness, LineKind, LineTag, SiteShadow
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Problem, Verdict
-from spec_protocols.gate._reports import message
 from spec_protocols.gate._roles import policy_for
 
 __all__ = ["Diagnostic", "Judgement", "interpret"]

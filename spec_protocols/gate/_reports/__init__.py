@@ -2,8 +2,8 @@
 :class:`~spec_protocols.gate._model.GateReport` to a string.
 
 ``render(report, fmt)`` is what the CLI calls; :data:`FORMATS` maps each
-format name to its renderer. :func:`message` words a checker's finding
-(``_messages``): the checkers decide, this room phrases. Every renderer takes the report and the keyword
+format name to its renderer. ``messages`` words the notes a run adds
+(``_messages``; a checker's findings are worded in ``gate/_findings``). Every renderer takes the report and the keyword
 ``include_timings`` (timings are the only part of a report that varies
 between two runs of the same code), and is deterministic otherwise.
 """
@@ -19,13 +19,11 @@ from spec_protocols.gate._reports._json import render_json
 from spec_protocols.gate._reports._junit import render_junit
 from spec_protocols.gate._reports._markdown import render_markdown
 from spec_protocols.gate._reports import _messages as messages
-from spec_protocols.gate._reports._messages import message
 from spec_protocols.gate._reports._text import render_text
 
 __all__ = [
     "FORMATS",
     "Renderer",
-    "message",
     "messages",
     "render",
     "render_github",

@@ -1,15 +1,4 @@
-"""What a static checker found, decided but not yet phrased.
-
-The verdict core (:mod:`spec_protocols.gate._checkers._interpret`) reads a
-checker's diagnostics on the harness and decides, per check, a verdict and
-:class:`Finding` values: what is wrong, with which member, on which harness
-line, and the parts a message is made of (the checker's own reasons, what
-the call site expects, what the class has). The words are composed from them
-in the reports' room (:mod:`spec_protocols.gate._reports._messages`), so that
-deciding and phrasing change apart.
-
-Plain frozen values, like the model; nothing here reads a diagnostic.
-"""
+"""What a static checker found, decided but not yet worded: plain frozen values, like the model."""
 
 from __future__ import annotations
 

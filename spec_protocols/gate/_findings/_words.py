@@ -1,0 +1,131 @@
+"""The words of a finding: the message of a problem, or a note.
+
+The verdict core decides (:class:`Finding`: what is wrong, which member, the
+checker's reasons, the expected and the got parts); this module says it. A
+problem says what the call site needs (the protocol's member, as
+``_protocols.py`` writes it: ``expected``), what the class has (its own def,
+as its file writes it: ``got``), and the checker's own reasons::
+
+    LEAD: REASON; REASON; expected EXPECTED; got GOT
+
+leaving out what is unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from spec_protocols.gate._findings._values import Finding, Got, Wrong
+from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
+
+__all__ = ["compose", "got_text", "message"]
+
+
+def compose(lead: str, reasons: Sequence[str], expected: str | None, got: str | None) -> str:
+    """``lead: reasons; expected E; got G``, leaving out what is unknown."""
+    text = f"{lead}: {'; '.join(reasons)}" if reasons else lead
+    if expected:
+        text += f"; expected {expected}"
+    if got:
+        text += f"; got {got}"
+    return text
+
+
+def got_text(got: Got | None) -> str | None:
+    """What the class has for the member: its definition as written, or that it has none."""
+    if got is None:
+        return None
+    if got.owner is None:
+        return f"no {got.member} the gate could read"
+    if got.definition is not None:
+        return got.definition
+    bases = "" if got.bases_read else ", nor does a base the gate could read"
+    return f"no {got.member} ({got.owner} does not define one{bases})"
+
+
+def message(finding: Finding) -> str:
+    """The words of ``finding``: a problem's message, or a note."""
+    return _PHRASES[finding.wrong](finding)
+
+
+def _composed(lead: str) -> Callable[[Finding], str]:
+    def phrase(f: Finding) -> str:
+        return compose(lead, f.reasons, f.expected, got_text(f.got))
+
+    return phrase
+
+
+def _missing(f: Finding) -> str:
+    lead = f"missing: {f.subject} has no {f.member}" if f.subject else "missing"
+    return compose(lead, (), f.expected, None)
+
+
+def _abstract(f: Finding) -> str:
+    """mypy names the abstract members in its one line; pyright lists them
+    under its headline, and the headline is what says "abstract"."""
+    first, *rest = f.reasons
+    return f"{first}: {'; '.join(rest)}" if rest else first
+
+
+def _need(f: Finding) -> str:
+    """A problem of a kept BaseSpecWorker default, in the words of that default."""
+    said = "; ".join(f.reasons)
+    if f.member == "draft_worker":
+        return f"BaseSpecWorker's defaults, which this class keeps, read the draft worker as {f.detail}: {said}"
+    return f"{f.detail}: {said}"
+
+
+def _draft_worker_any(f: Finding) -> str:
+    """Why the checker could not check the draft worker's side of the kept
+    defaults, and what to annotate so that it can."""
+    if f.detail == "draft_worker":
+        where = "the class's draft_worker property has no return type it can read"
+        fix = "annotate it (-> YourDraftWorker | None; -> None for a worker with no draft model)"
+    else:
+        where = "self._draft_worker is untyped where the class sets it"
+        fix = "annotate it where it is set (self._draft_worker: YourDraftWorker | None = ...)"
+    return (
+        f"{f.checker} sees this class's draft worker as Any ({where}), so what the BaseSpecWorker defaults it keeps "
+        f"use of the draft worker (e.g. draft_runners) is not checked by {f.checker}: {fix}"
+    )
+
+
+_PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
+    Wrong.HARNESS_UNCHECKED: lambda f: f"{f.checker} could not check the harness (line {f.line}: {f.detail})",
+    Wrong.NOT_IMPORTABLE: lambda f: f"{f.checker} could not import it: {f.detail}",
+    Wrong.CLASS_ANY: lambda f: (
+        f"{f.checker} sees this class as Any/Unknown (an untyped or unresolved import or base class), "
+        "so nothing about it can be verified"
+    ),
+    Wrong.ABSTRACT: _abstract,
+    Wrong.CONSTRUCTOR: _composed("the constructor cannot take the call sglang makes"),
+    Wrong.MISSING: _missing,
+    Wrong.SIGNATURE: _composed("signature does not match"),
+    Wrong.TYPE: _composed("type does not match"),
+    Wrong.FACTORY: _composed("build_draft_tp_worker cannot use it as draft_worker_cls"),
+    Wrong.MISMATCH: _composed("does not match"),
+    Wrong.PROTOCOL: lambda f: (
+        f"does not satisfy {f.detail}, and {f.checker} names no member; see spec-protocols explain {f.detail}"
+    ),
+    Wrong.NEED: _need,
+    Wrong.MEMBER_ANY: lambda f: (
+        f"{f.checker} sees {f.member} as Any (annotated Any, or wrapped by an untyped decorator): "
+        "nothing about it can be verified"
+    ),
+    Wrong.MEMBER_GRADUAL: lambda f: (
+        f"{f.checker} sees {f.member}'s signature as (...) -> Any (a decorator typed Callable[..., Any], "
+        "or unannotated *args/**kwargs and result): it accepts any call, so nothing about it can be verified"
+    ),
+    Wrong.DRAFT_WORKER_ANY: _draft_worker_any,
+    Wrong.ABSTRACT_BASE: lambda f: ABSTRACT_BASE_NOTE,
+    Wrong.SITE_UNCHECKABLE: lambda f: f"{f.checker} cannot check {f.subject}: {f.detail}",
+    Wrong.SITE_NOT_IMPORTABLE: lambda f: f"{f.checker} could not import the module of {f.subject}: {f.detail}",
+    Wrong.SITE_BUILDS: lambda f: compose(
+        f'draft_worker_cls={f.subject} builds "{f.detail}", which is not a DraftWorker', f.reasons, None, None
+    ),
+    Wrong.SITE_CALL: lambda f: compose(f"build_draft_tp_worker's call of draft_worker_cls={f.subject} fails", f.reasons, None, None),
+    Wrong.SITE_ANY: lambda f: (
+        f"{f.checker} sees {f.subject} (or what it builds) as Any, so what it builds cannot be verified; "
+        "annotate it, e.g. as DraftWorkerFactory[YourDraftWorker]"
+    ),
+}
