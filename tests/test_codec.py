@@ -21,7 +21,6 @@ from spec_protocols.gate._checkers._probe_channel import (
     Checking,
     Importing,
     ProbeAnswer,
-    ProbeCallShape,
     ProbeClass,
     ProbeFailed,
     ProbeProblem,
@@ -37,6 +36,7 @@ from spec_protocols.gate._checkers._probe_channel import (
     write_answer,
 )
 from spec_protocols.gate._codec import Undecodable, Valid, canonical, decode, encode, write_atomically
+from spec_protocols.gate._contract._terms import CallShape
 from spec_protocols.gate._model import Check, CheckerOutcome, Problem, ProtocolName, Verdict
 
 
@@ -219,7 +219,7 @@ def request() -> ProbeRequest:
         nominal_hooks={"hook": "SupportsHook"},
         constructor_keywords=("server_args",),
         factory_keywords=None,
-        call_shapes={"SpecWorker": {"forward_batch_generation": ProbeCallShape((1, 2), ("batch",), ("flag",))}},
+        call_shapes={"SpecWorker": {"forward_batch_generation": CallShape((1, 2), ("batch",), ("flag",))}},
     )
     classes = (ProbeClass(0, "pkg.mod", "Worker", "pkg.mod.Worker", ("SpecWorker",), may_be_abstract=True),)
     return ProbeRequest(("/roots/a",), "/private/result.json", "/private/progress.jsonl", classes, release)

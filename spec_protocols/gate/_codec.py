@@ -510,17 +510,27 @@ def _mapping_writer(key_type: object, value: _Writer, omit: bool) -> _Writer:
 
 
 def _class_writer(tp: type[object], omit: bool) -> _Writer:
-    if issubclass(tp, enum.Enum):
-        return _enum_writer(tp)
     if dataclasses.is_dataclass(tp):
         return _dataclass_writer(tp, omit)
-    if issubclass(tp, PurePath):
+    if issubclass(tp, enum.Enum):
+        return _enum_writer(tp)
+    # A scalar is written as it is, once it is of its declared type; a path as its string.
+    kind = PurePath if issubclass(tp, PurePath) else _WRITTEN_AS.get(tp)
+    if kind is None:
+        raise TypeError(f"cannot encode a {tp.__name__}")
+    if kind is PurePath:
         return lambda path: str(_checked(PurePath, path))
-    if tp is float:
-        return lambda number: _checked((int, float), number)
-    if tp in _SCALARS:
-        return lambda scalar: _checked(tp, scalar)
-    raise TypeError(f"cannot encode a {tp.__name__}")
+    return lambda scalar: _checked(kind, scalar)
+
+
+#: What a value declared as each scalar type may be (an int is a float; a bool is no int).
+_WRITTEN_AS: dict[type[object], type[object] | tuple[type[object], ...]] = {
+    str: str,
+    bool: bool,
+    int: int,
+    float: (int, float),
+    type(None): type(None),
+}
 
 
 def _enum_writer(tp: type[enum.Enum]) -> _Writer:

@@ -4,8 +4,10 @@
 that imports the target) both import this module, and nothing else of each
 other: it holds the records and the one way each is written and read,
 through the gate's codec (:mod:`spec_protocols.gate._codec`). It imports
-the standard library, the codec and the model only: the probe loads it
-before any target code runs.
+the standard library, the codec, the model and the release terms' own
+:class:`~spec_protocols.gate._contract._terms.CallShape` (one definition of
+how a release calls a method), nothing that runs code of the target's or of
+sglang: the probe loads it before any target code runs.
 
 The channel, one run of one probe:
 
@@ -35,13 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec_protocols.gate._codec import decode, encode, write_atomically
+from spec_protocols.gate._contract._terms import CallShape
 from spec_protocols.gate._model import Verdict
 
 __all__ = [
     "Checking",
     "Importing",
     "ProbeAnswer",
-    "ProbeCallShape",
     "ProbeClass",
     "ProbeFailed",
     "ProbeProblem",
@@ -74,16 +76,6 @@ class ProbeClass:
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeCallShape:
-    """How a release outside the supported range calls one method (``ReleaseTerms.call_shapes``)."""
-
-    #: The fewest and the most positional arguments a call passes.
-    positional: tuple[int, int]
-    keywords: tuple[str, ...]
-    optional_keywords: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class ProbeRelease:
     """What the sglang release checked against asks; the default, the newest
     supported release's protocols, whole."""
@@ -98,10 +90,9 @@ class ProbeRelease:
     constructor_keywords: tuple[str, ...] | None = None
     #: The keywords of build_draft_tp_worker's call of draft_worker_cls; None: DraftWorkerFactory's.
     factory_keywords: tuple[str, ...] | None = None
-    #: Protocol -> method -> how the release calls it, in place of the protocol's signature.
-    call_shapes: Mapping[str, Mapping[str, ProbeCallShape]] = field(
-        default_factory=dict[str, Mapping[str, ProbeCallShape]]
-    )
+    #: Protocol -> method -> how a release outside the supported range calls
+    #: it (``ReleaseTerms.call_shapes``), in place of the protocol's signature.
+    call_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
 
 
 @dataclass(frozen=True, slots=True)

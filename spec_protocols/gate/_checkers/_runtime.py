@@ -40,7 +40,6 @@ from pathlib import Path
 from spec_protocols.gate._checkers._probe_channel import (
     Checking,
     Importing,
-    ProbeCallShape,
     ProbeClass,
     ProbeFailed,
     ProbeRelease,
@@ -134,13 +133,7 @@ def _release(terms: ReleaseTerms) -> ProbeRelease:
         factory_keywords=terms.draft_factory_keywords,
         # A release outside the supported range: how it calls each method
         # (ReleaseTerms.call_shapes), which replaces the protocol's signature.
-        call_shapes={
-            protocol: {
-                member: ProbeCallShape(shape.positional, shape.keywords, shape.optional_keywords)
-                for member, shape in shapes.items()
-            }
-            for protocol, shapes in terms.call_shapes.items()
-        },
+        call_shapes={protocol: dict(shapes) for protocol, shapes in terms.call_shapes.items()},
     )
 
 
