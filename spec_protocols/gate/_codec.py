@@ -1,32 +1,22 @@
 """Stored data as JSON and back: the one codec for what the gate keeps or hands on.
 
-Everything the gate writes to a file and reads back goes through here: the
-verdict cache's entries (checker outcomes, contracts, discoveries; stat memos),
-baselines, and the runtime probe's channel (request, progress, result). Each
-is a frozen dataclass; :func:`encode` writes one as JSON data and
+The verdict cache's entries and stat memos, baselines and the runtime probe's
+channel are frozen dataclasses; :func:`encode` writes one as JSON data and
 :func:`decode` reads it back as the type asked for, driven by that type's
-hints, never by anything the data says: a stored file can only ever produce
-the types the gate asks for, or :class:`Undecodable`. :func:`write_atomically`
-is the one way a file is written, and :func:`canonical` the one text of a
-value that the cache's keys are taken on.
+hints, never by the data: a stored file can only produce the types the gate
+asks for, or :class:`Undecodable`. :func:`write_atomically` is the one way a
+file is written, :func:`canonical` the one text the cache's keys are taken
+on. Readers and writers are built once per type; a field added to a
+dataclass (with a default) needs no change here.
 
-The JSON form, per declared type (a field added to a dataclass, with a
-default, is written, read back and keyed with no change here):
-
-* a dataclass: an object of its fields, in definition order; on reading, a
-  missing field takes its default (one without a default is an error) and a
-  key that is no field is an error (``ignore_unknown=True`` skips it);
-* ``Mapping[str, V]``: an object; a mapping with other keys (a :class:`Check`,
-  an ``int``): a list of ``[key, value]`` pairs, in the mapping's order;
-* a tuple or list: a list; a set or frozenset: a sorted list;
-* an enum: its value; a path: its string; ``Literal``: the value, which must
-  be one listed; ``X | None`` and other unions: the first alternative that
-  reads the data;
-* ``Annotated[X, Valid(test)]``: as ``X``, and a value read back must pass
-  ``test``;
-* ``object`` / ``Any``: the data as it is (written by the value's own type).
-
-Readers and writers are built once per type and kept.
+JSON form, per declared type: a dataclass is an object of its fields (a
+missing one takes its default; a key that is no field is an error unless
+``ignore_unknown``); ``Mapping[str, V]`` an object, any other mapping (keys
+such as :class:`Check` or ``int``) a list of ``[key, value]`` pairs; tuples
+and lists lists, sets sorted lists; an enum its value, a path its string;
+``Literal`` a listed value; a union the first alternative that reads the
+data; ``Annotated[X, Valid(test)]`` as ``X``, passing ``test``; ``object``
+the data as it is. (docs/design.md, "Stored data: one codec".)
 """
 
 from __future__ import annotations
@@ -323,7 +313,7 @@ def _class_reader(tp: type[object], ignore: bool) -> _Reader:
     if issubclass(tp, PurePath):
         return _path_reader(tp)
     if tp in _SCALARS:
-        return _SCALARS[tp]
+        return _scalar_reader(tp)
     raise TypeError(f"the codec cannot read a {tp.__name__}")
 
 
@@ -348,22 +338,30 @@ def _path_reader(tp: type[PurePath]) -> _Reader:
     return read
 
 
-def _scalar(name: str, test: Callable[[object], bool], convert: Callable[[Any], object] = _as_is) -> _Reader:
+#: What a value of each scalar type may be, read or written (an int is a float; a bool is no int).
+_SCALARS: dict[type[object], type[object] | tuple[type[object], ...]] = {
+    str: str,
+    bool: bool,
+    int: int,
+    float: (int, float),
+    type(None): type(None),
+}
+
+
+def _fits(kind: type[object] | tuple[type[object], ...], value: object) -> bool:
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _scalar_reader(tp: type[object]) -> _Reader:
+    kind = _SCALARS[tp]
+
     def read(data: object) -> object:
-        if test(data):
-            return convert(data)
-        raise Undecodable(f"{_shown(data)} is no {name}")
+        if _fits(kind, data):
+            # An int read where a float is declared is that float.
+            return float(cast(float, data)) if tp is float else data
+        raise Undecodable(f"{_shown(data)} is no {tp.__name__}")
 
     return read
-
-
-_SCALARS: dict[type, _Reader] = {
-    str: _scalar("str", lambda d: type(d) is str),
-    bool: _scalar("bool", lambda d: type(d) is bool),
-    int: _scalar("int", lambda d: type(d) is int),
-    float: _scalar("float", lambda d: type(d) is float or type(d) is int, float),
-    type(None): _scalar("None", lambda d: d is None),
-}
 
 
 def _hints(cls: type[object]) -> dict[str, Any]:
@@ -515,22 +513,12 @@ def _class_writer(tp: type[object], omit: bool) -> _Writer:
     if issubclass(tp, enum.Enum):
         return _enum_writer(tp)
     # A scalar is written as it is, once it is of its declared type; a path as its string.
-    kind = PurePath if issubclass(tp, PurePath) else _WRITTEN_AS.get(tp)
+    kind = PurePath if issubclass(tp, PurePath) else _SCALARS.get(tp)
     if kind is None:
         raise TypeError(f"cannot encode a {tp.__name__}")
     if kind is PurePath:
         return lambda path: str(_checked(PurePath, path))
     return lambda scalar: _checked(kind, scalar)
-
-
-#: What a value declared as each scalar type may be (an int is a float; a bool is no int).
-_WRITTEN_AS: dict[type[object], type[object] | tuple[type[object], ...]] = {
-    str: str,
-    bool: bool,
-    int: int,
-    float: (int, float),
-    type(None): type(None),
-}
 
 
 def _enum_writer(tp: type[enum.Enum]) -> _Writer:
@@ -545,7 +533,7 @@ def _enum_writer(tp: type[enum.Enum]) -> _Writer:
 
 
 def _checked(kind: type[object] | tuple[type[object], ...], value: object) -> Any:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    if not _fits(kind, value):
         raise TypeError(f"cannot write a {type(value).__name__} as a {getattr(kind, '__name__', kind)}")
     return value
 
