@@ -25,7 +25,7 @@ from typing import cast
 
 from typing_extensions import get_protocol_members
 
-__all__ = ["ProtocolMember", "call_keywords", "protocol_definitions", "protocol_members", "protocols_ast"]
+__all__ = ["ProtocolMember", "call_keywords", "call_parameters", "protocol_definitions", "protocol_members", "protocols_ast"]
 
 # Protocols are fixed once defined: computed once per protocol.
 _ORDER: dict[type, tuple[str, ...]] = {}
@@ -53,15 +53,17 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
     return _ORDER[protocol]
 
 
-def call_keywords(factory: type | str) -> tuple[str, ...]:
-    """The keywords of the call a factory protocol writes (``SpecWorkerFactory``,
-    ``DraftWorkerFactory``; a class or its name), in its order.
+def call_parameters(factory: type | str) -> tuple[inspect.Parameter, ...]:
+    """The keyword parameters of the call a factory protocol writes
+    (``SpecWorkerFactory``, ``DraftWorkerFactory``; a class or its name), in
+    its order, annotated as ``_protocols.py`` writes them (the annotations
+    stay source text: nothing is evaluated).
 
     The one definition of a construction call's keywords is the factory
-    protocol's ``__call__`` in ``_protocols.py``: the injection's
-    ``DRAFT_WORKER_CTOR_KEYWORDS`` and the gate, where no release tells
-    otherwise, read them from it. A ``KeyError`` for a name that is not a
-    factory protocol of this package's.
+    protocol's ``__call__``: the injection's ``DRAFT_WORKER_CTOR_KEYWORDS``,
+    the draft skeleton and the gate, where no release tells otherwise, read
+    them from it. A ``KeyError`` for a name that is not a factory protocol
+    of this package's.
     """
     if isinstance(factory, str):
         from spec_protocols import _protocols
@@ -74,7 +76,12 @@ def call_keywords(factory: type | str) -> tuple[str, ...]:
     if call is None:
         raise KeyError(factory.__name__)
     parameters = inspect.signature(call).parameters.values()
-    return tuple(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+    return tuple(p for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def call_keywords(factory: type | str) -> tuple[str, ...]:
+    """The keywords of the call a factory protocol writes, in its order (see :func:`call_parameters`)."""
+    return tuple(p.name for p in call_parameters(factory))
 
 
 @dataclass(frozen=True, slots=True)

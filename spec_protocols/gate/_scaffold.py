@@ -27,12 +27,11 @@ import keyword
 import re
 import sys
 import textwrap
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Final, Literal
 
-from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, SpecWorker, SpecWorkerBase
-from spec_protocols._members import protocol_members
+from spec_protocols import DRAFT_WORKER_CTOR_KEYWORDS, DraftWorkerFactory, SpecWorker, SpecWorkerBase
+from spec_protocols._members import call_parameters, protocol_members
 from spec_protocols.gate._model import GateError
 
 __all__ = ["SkeletonKind", "class_name_for", "module_name_for", "write_skeleton"]
@@ -43,21 +42,6 @@ SkeletonKind = Literal["worker", "draft"]
 # library or a package the skeleton imports, for everything run from that
 # directory (a "typing.py" breaks Python itself).
 _SHADOWED: Final = frozenset(sys.stdlib_module_names) | {"sglang", "spec_protocols", "torch"}
-
-# The type of each keyword build_draft_tp_worker passes (draft_worker_common.py:92),
-# as sglang's TpModelWorker.__init__ declares it. A keyword missing here (a
-# future sglang) is written as ``Any``, which still conforms.
-_DRAFT_KEYWORD_TYPES: Final[Mapping[str, str]] = {
-    "server_args": "ServerArgs",
-    "gpu_id": "int",
-    "nccl_port": "int",
-    "is_draft_worker": "bool",
-    "random_seed": "int | None",
-    "load_group": "LoadGroup",
-    "context_length": "int | None",
-    "draft_attention_backend": "str | None",
-}
-
 
 def class_name_for(name: str) -> str:
     """The class name for ``NAME``: kept if CamelCase, converted if snake case.
@@ -232,12 +216,16 @@ class {cls}(TpModelWorker):
 '''
 
 
+def _annotation(parameter: inspect.Parameter) -> str:
+    annotation: object = parameter.annotation
+    return annotation if isinstance(annotation, str) else "Any"
+
+
 def _render(kind: SkeletonKind, class_name: str, module: str) -> str:
     if kind == "worker":
         return _WORKER_TEMPLATE.format(cls=class_name, module=module, todos=_worker_todos())
-    params = "\n".join(
-        f"        {kw}: {_DRAFT_KEYWORD_TYPES.get(kw, 'Any')}," for kw in DRAFT_WORKER_CTOR_KEYWORDS
-    )
+    # build_draft_tp_worker's keywords, annotated as DraftWorkerFactory writes them.
+    params = "\n".join(f"        {p.name}: {_annotation(p)}," for p in call_parameters(DraftWorkerFactory))
     forwards = "\n".join(f"            {kw}={kw}," for kw in DRAFT_WORKER_CTOR_KEYWORDS)
     return _DRAFT_TEMPLATE.format(cls=class_name, module=module, params=params, forwards=forwards)
 
