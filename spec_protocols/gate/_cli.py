@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Verdict
 
@@ -173,8 +173,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from spec_protocols.gate._reports import FORMATS
-
     parser = _Parser(
         prog="spec-protocols",
         description="Check sglang speculative-decoding workers against the spec_protocols protocols "
@@ -184,6 +182,17 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_check(sub)
+    _add_explain(sub)
+    _add_contract(sub)
+    _add_pin(sub)
+    _add_new(sub)
+    return parser
+
+
+def _add_check(sub: Any) -> None:
+    """``spec-protocols check``: the gate."""
+    from spec_protocols.gate._reports import FORMATS
 
     check = sub.add_parser(
         "check",
@@ -237,6 +246,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "see 'the verdict cache' below)",
     )
 
+
+def _add_explain(sub: Any) -> None:
+    """``spec-protocols explain``: a protocol's members."""
     explain = sub.add_parser(
         "explain",
         help="list a protocol's members, their sglang call sites and defaults",
@@ -250,6 +262,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "SupportsPipelineProxy, SupportsRequestFinished, SupportsDraftModelRunners",
     )
 
+
+def _add_contract(sub: Any) -> None:
+    """``spec-protocols contract``: what a release asks of a worker."""
     contract = sub.add_parser(
         "contract",
         help="derive what an sglang release asks of a worker, from its own source",
@@ -269,6 +284,9 @@ def _build_parser() -> argparse.ArgumentParser:
     contract.add_argument("--format", choices=["json", "markdown"], default="json", help="output format (default: json)")
     contract.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the contract to FILE instead of stdout")
 
+
+def _add_pin(sub: Any) -> None:
+    """``spec-protocols pin``: the checker settings for one release."""
     pin = sub.add_parser(
         "pin",
         help="print the mypy and pyright settings that pin the protocols to one sglang release",
@@ -286,6 +304,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="ini: mypy.ini + pyrightconfig.json; pyproject: [tool.mypy] + [tool.pyright] (default: ini)",
     )
 
+
+def _add_new(sub: Any) -> None:
+    """``spec-protocols new``: a skeleton that passes the gate."""
     new = sub.add_parser(
         "new",
         help="write a conforming worker or draft worker skeleton",
@@ -294,7 +315,6 @@ def _build_parser() -> argparse.ArgumentParser:
     new.add_argument("kind", choices=["worker", "draft"], help="worker: a SpecWorkerBase subclass; draft: a TpModelWorker subclass")
     new.add_argument("name", metavar="NAME", help="the class name, e.g. MyDraftWorker")
     new.add_argument("--directory", type=Path, default=Path.cwd(), help="where to write it (default: .)")
-    return parser
 
 
 def _version() -> str:

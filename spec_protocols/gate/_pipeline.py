@@ -17,7 +17,7 @@ import time
 from collections.abc import Collection, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spec_protocols._releases import NEWEST, OLDEST
@@ -225,32 +225,25 @@ class _Clock:
         return dict(self.timings)
 
 
+@dataclass
 class _Run:
     """The checks of one run, group by group of targets."""
 
-    def __init__(
-        self,
-        chosen: Sequence[Checker],
-        timeout: float,
-        terms: ReleaseTerms,
-        sglang_root: Path | None,
-        verdict_cache: VerdictCache | None,
-        clock: _Clock,
-    ) -> None:
-        self.chosen = chosen
-        self.timeout = timeout
-        self.terms = terms
-        self.sglang_root = sglang_root
-        self.verdict_cache = verdict_cache
-        self.clock = clock
-        self.results: list[Result] = []
-        #: The outcomes of the checkers that import the target.
-        self.importing_outcomes: list[CheckerOutcome] = []
-        #: The checks of injection sites (expressions, which no import can judge).
-        self.site_checks: set[Check] = set()
-        #: The names of the checkers whose verdicts the cache gave, for any group.
-        self.reused: set[str] = set()
-        self._seen: dict[str, Path] = {}
+    chosen: Sequence[Checker]
+    timeout: float
+    terms: ReleaseTerms
+    sglang_root: Path | None
+    verdict_cache: VerdictCache | None
+    clock: _Clock
+    results: list[Result] = field(default_factory=list[Result])
+    #: The outcomes of the checkers that import the target.
+    importing_outcomes: list[CheckerOutcome] = field(default_factory=list[CheckerOutcome])
+    #: The checks of injection sites (expressions, which no import can judge).
+    site_checks: set[Check] = field(default_factory=set[Check])
+    #: The names of the checkers whose verdicts the cache gave, for any group.
+    reused: set[str] = field(default_factory=set[str])
+    #: Each dotted class reported so far, and its file (see _distinct).
+    seen: dict[str, Path] = field(default_factory=dict[str, Path])
 
     def check(self, group: Sequence[ResolvedTarget], extra_roots: Sequence[Path]) -> list[str]:
         """Discover and check one group of targets; its notes."""
@@ -269,7 +262,7 @@ class _Run:
         self.site_checks.update(Check(s.target, ClassRole.INJECTED.protocol) for s in found.sites)
         classes = {c.dotted: c for c in found.classes}
         checks = sorted({check for o in outcomes for check in o.verdicts})
-        self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self._seen))
+        self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self.seen))
         return notes
 
 

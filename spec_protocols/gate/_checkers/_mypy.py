@@ -31,7 +31,7 @@ from spec_protocols.gate._harness import CheckInput, StaticInput, mypy_view
 from spec_protocols.gate._model import CheckerName, GateError
 from spec_protocols.gate._paths import cache_dir
 
-__all__ = ["MYPY", "MypyChecker", "invoke_mypy"]
+__all__ = ["MYPY", "invoke_mypy"]
 
 
 def invoke_mypy(
@@ -142,18 +142,11 @@ def _pin_lines(pin: str | None) -> list[str]:
     ]
 
 
-class MypyChecker(StaticChecker):
-    """mypy, on the harness and the shadows of injection sites."""
-
-    name = CheckerName.MYPY
-
-    def version(self) -> str:
-        return _version()
-
-    def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation:
-        config = static.workdir / "mypy.ini"
-        config.write_text(_config(check_input, static), encoding="utf-8")
-        return invoke_mypy([static.harness_file], config=config, cwd=static.workdir, timeout=check_input.timeout)
+def _invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
+    """mypy on the harness (and the shadows of injection sites), with the run's configuration."""
+    config = static.workdir / "mypy.ini"
+    config.write_text(_config(check_input, static), encoding="utf-8")
+    return invoke_mypy([static.harness_file], config=config, cwd=static.workdir, timeout=check_input.timeout)
 
 
 @cache
@@ -165,4 +158,4 @@ def _version() -> str:
         return "not installed"
 
 
-MYPY = MypyChecker()
+MYPY = StaticChecker(CheckerName.MYPY, _version, _invoke)

@@ -34,7 +34,7 @@ from spec_protocols.gate._checkers._static import StaticChecker
 from spec_protocols.gate._harness import CheckInput, StaticInput, static_view
 from spec_protocols.gate._model import CheckerName, GateError
 
-__all__ = ["PYRIGHT", "PyrightChecker", "find_pyright", "invoke_pyright"]
+__all__ = ["PYRIGHT", "find_pyright", "invoke_pyright"]
 
 
 def find_pyright() -> str:
@@ -92,18 +92,11 @@ def _first_error(data: dict[str, Any]) -> str | None:
     return None
 
 
-class PyrightChecker(StaticChecker):
-    """pyright, on the harness and the shadows of injection sites."""
-
-    name = CheckerName.PYRIGHT
-
-    def version(self) -> str:
-        return _version()
-
-    def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation:
-        config_file = static.workdir / "pyrightconfig.json"
-        config_file.write_text(json.dumps(_config(check_input, static), indent=2), encoding="utf-8")
-        return invoke_pyright(config_file, cwd=static.workdir, timeout=check_input.timeout)
+def _invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
+    """pyright on the harness (and the shadows of injection sites), with the run's configuration."""
+    config_file = static.workdir / "pyrightconfig.json"
+    config_file.write_text(json.dumps(_config(check_input, static), indent=2), encoding="utf-8")
+    return invoke_pyright(config_file, cwd=static.workdir, timeout=check_input.timeout)
 
 
 def _config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
@@ -145,4 +138,4 @@ def _version() -> str:
     return proc.stdout.strip().removeprefix("pyright ") or "unknown"
 
 
-PYRIGHT = PyrightChecker()
+PYRIGHT = StaticChecker(CheckerName.PYRIGHT, _version, _invoke)

@@ -11,7 +11,8 @@ shadow module), and both are judged by
 
 from __future__ import annotations
 
-import abc
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._checkers._process import Invocation
@@ -44,20 +45,26 @@ def harness_diagnostics(invocation: Invocation, static: StaticInput) -> list[Dia
     return found
 
 
-class StaticChecker(abc.ABC):
-    """A checker that reads the harness: it needs no target code to run."""
+@dataclass(frozen=True)
+class StaticChecker:
+    """A checker that reads the harness: it runs no target code. What makes
+    it mypy or pyright is its name, its version and how it is invoked (its
+    configuration written into the run's work folder, then its output read)."""
 
     name: str
-    reads_harness = True
-    imports_target = False
+    #: The version that gives its verdicts (a checker upgrade changes verdicts).
+    version_of: Callable[[], str]
+    invoke: Callable[[CheckInput, StaticInput], Invocation]
+    @property
+    def reads_harness(self) -> bool:
+        return True
 
-    @abc.abstractmethod
+    @property
+    def imports_target(self) -> bool:
+        return False
+
     def version(self) -> str:
-        """The version that gives its verdicts."""
-
-    @abc.abstractmethod
-    def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation:
-        """Write the checker's configuration into the run's work folder, run it, and read what it said."""
+        return self.version_of()
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         static = check_input.static

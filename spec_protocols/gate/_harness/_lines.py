@@ -237,28 +237,28 @@ class _Lines:
             self.tags[len(self.lines)] = tag
 
 
+@dataclass
 class _ClassLines:
     """The lines of one class: every line belongs to it, so it never changes another's verdict."""
 
-    def __init__(
-        self,
-        out: _Lines,
-        index: int,
-        cls: DiscoveredClass,
-        terms: ReleaseTerms,
-        definitions: Mapping[str, Mapping[str, ProtocolMember]],
-        bound: Mapping[tuple[str, str], str],
-    ) -> None:
-        check_identifier(cls.module, "module name")
-        check_identifier(cls.qualname, "class name")
-        self.out = out
-        self.index = index
-        self.cls = cls
-        self.terms = terms
-        self.definitions = definitions
-        self.bound = bound
-        self.alias = f"_m{index}"
-        self.ref = f"{self.alias}.{cls.qualname}"
+    out: _Lines
+    index: int
+    cls: DiscoveredClass
+    terms: ReleaseTerms
+    definitions: Mapping[str, Mapping[str, ProtocolMember]]
+    bound: Mapping[tuple[str, str], str]
+
+    def __post_init__(self) -> None:
+        check_identifier(self.cls.module, "module name")
+        check_identifier(self.cls.qualname, "class name")
+
+    @property
+    def alias(self) -> str:
+        return f"_m{self.index}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.alias}.{self.cls.qualname}"
 
     def tag(
         self,
