@@ -96,7 +96,10 @@ def test_another_environment_with_the_same_checkers_reuses_static_verdicts(
     env_bin = other / "bin"
     proc = subprocess.run(
         [str(env_bin / "python"), "-m", "spec_protocols.gate", "check", str(GOOD), "--checker", "mypy", "--checker", "pyright"],
-        cwd=cwd, env={**_env(cache), "PATH": f"{env_bin}{os.pathsep}{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(other)},
+        # Its PATH leads to its own bin/, then to this environment's (where the
+        # pyright executable is: the borrowed site-packages bring no scripts).
+        cwd=cwd, env={**_env(cache), "PATH": os.pathsep.join([str(env_bin), str(BIN), os.environ.get("PATH", "")]),
+                      "VIRTUAL_ENV": str(other)},
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
