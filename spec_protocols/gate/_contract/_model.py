@@ -21,9 +21,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["BuiltInWorker", "Classification", "Contract", "DefaultNeeds", "Site", "Use", "UseKind"]
+__all__ = [
+    "OVERLAP",
+    "SYNCHRONOUS",
+    "BuiltInWorker",
+    "Classification",
+    "Contract",
+    "DefaultNeeds",
+    "Hook",
+    "HookUse",
+    "HookUseKind",
+    "Site",
+    "Use",
+    "UseKind",
+]
 
 UseKind = Literal["read", "call", "write"]
+#: The scheduler's two branches of ``run_batch`` (and of anything else under
+#: ``self.enable_overlap``): ``overlap`` where the scheduler's
+#: ``enable_overlap`` holds, ``synchronous`` where it does not. A use on
+#: neither is made on both. Which flag selects them: see :attr:`Contract.overlap_flag`.
+OVERLAP = "overlap"
+SYNCHRONOUS = "synchronous"
+#: What sglang does with a hook's value once it has looked it up:
+#: ``call`` (with :attr:`HookUse.positional` positionals and :attr:`HookUse.keywords`),
+#: ``iterate`` (a ``for``, a comprehension, ``tuple(x)``/``any(...)``, or a callee that iterates its parameter),
+#: ``test`` (truth, ``is None``, ``callable(x)``: any value will do),
+#: ``attribute`` (reads or writes :attr:`HookUse.detail` on it),
+#: ``value`` (kept, returned, passed somewhere not followed: nothing asked of it).
+HookUseKind = Literal["call", "iterate", "test", "attribute", "value"]
 Classification = Literal["required", "guarded", "algorithm", "isinstance", "private", "conditional"]
 
 
@@ -61,6 +87,51 @@ class Use:
     conditional_keywords: tuple[str, ...] = ()
     #: Why it is not ``required``: the guard's source text, in words.
     reason: str = ""
+    #: :data:`OVERLAP` / :data:`SYNCHRONOUS`: the use is made only on that
+    #: branch of the scheduler; ``""``: on both.
+    branch: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HookUse:
+    """One thing sglang does with a hook's value (see :data:`HookUseKind`)."""
+
+    kind: HookUseKind
+    site: Site
+    positional: int = 0
+    keywords: tuple[str, ...] = ()
+    #: The attribute read or written (``attribute``); what the value is passed to (``value``, ``iterate``).
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """A member sglang finds with ``getattr(w, "x", default)`` or ``hasattr(w, "x")``:
+    a worker may lack it, but one that has it is used as :attr:`uses` say.
+
+    ``prepare_for_kv_cache_release``: ``getattr(self.model_worker,
+    "prepare_for_kv_cache_release", None)``, then called with the request
+    (``SchedulerBatchResultProcessor._prepare_kv_cache_release``);
+    ``spec_v2_attn_backends``: ``getattr(self.draft_worker,
+    "spec_v2_attn_backends", (...,))``, then passed to
+    ``decide_needs_cpu_seq_lens``, which iterates it (``Scheduler.init_overlap``).
+    """
+
+    member: str
+    #: As :attr:`Use.receiver`: ``spec_worker``, ``spec_worker.draft_worker``, ``draft_worker``...
+    receiver: str
+    #: ``getattr-default``, ``hasattr`` or ``getattr`` (no default: a lookup that raises, for the record).
+    lookup: str
+    #: The default's source text (``None``, ``()``); ``""`` for ``hasattr``.
+    default: str
+    #: The lookup.
+    site: Site
+    uses: tuple[HookUse, ...] = ()
+    #: The lookup's classification as a :class:`Use` (``guarded``; ``algorithm``
+    #: under one algorithm's predicate, never a plugin's business).
+    classification: Classification = "guarded"
+    #: As :attr:`Use.branch`.
+    branch: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +198,20 @@ class Contract:
     built_draft: tuple[Use, ...] = field(default=())
     #: The workers ``SpeculativeAlgorithm.create_worker`` returns, in its order.
     built_in_workers: tuple[BuiltInWorker, ...] = field(default=())
+    #: Members found with ``getattr``/``hasattr`` on the spec worker or its draft worker, and their uses.
+    hooks: tuple[Hook, ...] = field(default=())
+    #: The registration flag that selects the scheduler's branch: the name of
+    #: the custom algorithm's attribute (``supports_overlap``, set by
+    #: ``SpeculativeAlgorithm.register(name, supports_overlap=...)``) without
+    #: which its ``create_worker`` refuses overlap scheduling
+    #: (``spec_registry.CustomSpecAlgo.create_worker``: ``if not
+    #: cfg.disable_overlap_schedule and not self.supports_overlap: raise``):
+    #: an algorithm registered with it false runs only the :data:`SYNCHRONOUS`
+    #: branch. ``None``: the release has no such flag.
+    overlap_flag: str | None = None
+    #: What a registration that does not pass the flag gets (``register``'s
+    #: default: ``supports_overlap: bool = False``).
+    overlap_flag_default: bool = False
 
     def required_members(self) -> frozenset[str]:
         """The members of the spec worker every algorithm reaches (not those

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion, excluded
-from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Hook, HookUse, Site, Use
 
 __all__ = ["JSON_VERSION", "contract_json", "contract_markdown", "releases_json", "releases_markdown"]
 
@@ -62,6 +62,18 @@ def _use(use: Use) -> dict[str, object]:
         "site": _site(use.site),
         "keywords": list(use.keywords),
         "conditional_keywords": list(use.conditional_keywords),
+        "branch": use.branch,
+    }
+
+
+def _hook(hook: Hook) -> dict[str, object]:
+    return {
+        **_fields(hook, "member", "receiver", "lookup", "default", "classification", "branch"),
+        "site": _site(hook.site),
+        "uses": [
+            {**_fields(u, "kind", "positional", "detail"), "keywords": list(u.keywords), "site": _site(u.site)}
+            for u in hook.uses
+        ],
     }
 
 
@@ -96,6 +108,8 @@ def contract_json(contract: Contract) -> str:
             {"module": w.module, "name": w.name, "site": _site(w.site)} for w in contract.built_in_workers
         ],
         "excluded": [_exclusion(e) for e in _exclusions(contract)],
+        "hooks": [_hook(h) for h in contract.hooks],
+        "overlap_flag": {"name": contract.overlap_flag, "default": contract.overlap_flag_default},
     }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
@@ -289,6 +303,43 @@ def _left_out(contract: Contract) -> list[str]:
     return lines
 
 
+def _hook_use(use: HookUse) -> str:
+    if use.kind == "call":
+        return "called `(" + ", ".join(["_"] * use.positional + [f"{k}=" for k in use.keywords]) + ")`"
+    if use.kind == "attribute":
+        return f"`.{use.detail}`"
+    return use.kind
+
+
+def _hooks(contract: Contract) -> list[str]:
+    """The members found with getattr/hasattr, and what sglang does with them."""
+    if not contract.hooks:
+        return []
+    lines = [
+        "",
+        "## Hooks: found with `getattr` / `hasattr`",
+        "",
+        "A worker may lack these; one that has them is used as listed (a class that defines one is held to it).",
+        "",
+        "| member | receiver | lookup | classification | used as | where |",
+        "|---|---|---|---|---|---|",
+    ]
+    for hook in contract.hooks:
+        found = f"getattr(..., {hook.default})" if hook.default else hook.lookup
+        used = ", ".join(dict.fromkeys(_hook_use(u) for u in hook.uses)) or "-"
+        lines.append(
+            f"| {_code(hook.member)} | {_code(hook.receiver)} | {_cell(_code(found))} | {hook.classification} "
+            f"| {_cell(used)} | {_where(hook.site)} |"
+        )
+    if contract.overlap_flag is not None:
+        lines += [
+            "",
+            f"Registration flag `{contract.overlap_flag}` (default {contract.overlap_flag_default}): an algorithm "
+            "registered with it false runs only the scheduler's synchronous branch.",
+        ]
+    return lines
+
+
 def contract_markdown(contract: Contract) -> str:
     """The contract as a Markdown page, ending in a newline."""
     members = sorted(contract.required_members())
@@ -304,6 +355,7 @@ def contract_markdown(contract: Contract) -> str:
         *_construction(contract),
         *_defaults(contract),
         *_others(contract),
+        *_hooks(contract),
         *_left_out(contract),
         "",
         "## Classifications",

@@ -63,11 +63,24 @@ from dataclasses import dataclass, field
 from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded
-from spec_protocols.gate._contract._model import Contract, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._model import OVERLAP, SYNCHRONOUS, Contract, DefaultNeeds, Hook, HookUse, Site, Use
 from spec_protocols.gate._model import GateError, ProtocolName
 from spec_protocols.gate._roles import CAPABILITIES
 
-__all__ = ["CallShape", "DraftNeed", "ReleaseTerms", "call_shapes", "kept_default_needs", "nominal_hooks", "release_terms"]
+__all__ = [
+    "OVERLAP",
+    "SYNCHRONOUS",
+    "CallShape",
+    "DraftNeed",
+    "HookTerm",
+    "ReleaseTerms",
+    "branch_shapes",
+    "call_shapes",
+    "hook_terms",
+    "kept_default_needs",
+    "nominal_hooks",
+    "release_terms",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +107,57 @@ class CallShape:
     keywords: tuple[str, ...]
     #: Keywords only some calls pass (or only under a condition), in the order first met.
     optional_keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HookTerm:
+    """A member sglang finds with ``getattr``/``hasattr`` (a hook), as a run
+    holds a class that defines it: over every lookup of it in the release.
+
+    A class that lacks the member is never held to it (sglang takes the
+    default); one that defines it (in its own body or a base outside sglang)
+    is held to what sglang does with the value: :attr:`call` (the calls'
+    shape: ``prepare_for_kv_cache_release(req)``) and :attr:`iterated`
+    (``spec_v2_attn_backends``, iterated by ``decide_needs_cpu_seq_lens``:
+    a method is not iterable). A hook that is only tested, returned or has
+    an attribute read asks nothing a type can say: :attr:`constrains` is
+    false and no line is written for it.
+    """
+
+    #: The protocol of the class held to it: ``SpecWorker`` (receiver
+    #: ``spec_worker``) or ``DraftWorker`` (the spec worker's draft worker).
+    protocol: str
+    member: str
+    #: The first lookup's default, as written (``None``, ``()``); ``""`` for ``hasattr``.
+    default: str
+    #: Each lookup (file, function, line).
+    sites: tuple[Site, ...]
+    #: Everything done with the value, in site order.
+    uses: tuple[HookUse, ...]
+    #: How it is called, over every call (None: never called).
+    call: CallShape | None = None
+    #: Whether it is iterated (its elements are not typed: ``Iterable[object]``).
+    iterated: bool = False
+    #: The scheduler branch every lookup is on (:data:`OVERLAP` / :data:`SYNCHRONOUS`); ``""``: both.
+    branch: str = ""
+
+    @property
+    def constrains(self) -> bool:
+        return self.call is not None or self.iterated
+
+    def expected(self) -> str:
+        """What sglang does with it, in words, for a report's "expected" half."""
+        where = self.sites[0]
+        found = f"getattr(w, {self.member!r}, {self.default})" if self.default else f"hasattr(w, {self.member!r})"
+        done: list[str] = []
+        if self.call is not None:
+            fewest, most = self.call.positional
+            count = str(fewest) if fewest == most else f"{fewest}-{most}"
+            keywords = ", ".join(f"{k}=" for k in (*self.call.keywords, *self.call.optional_keywords))
+            done.append(f"called with {count} positional argument{'s' if most != 1 else ''}" + (f" and {keywords}" if keywords else ""))
+        if self.iterated:
+            done.append("iterated")
+        return f"{self.protocol} hook {self.member}: sglang finds it with {found} ({where.file}:{where.function}) and it is {' and '.join(done)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +197,39 @@ class ReleaseTerms:
     #: to those calls, not to the newest release's signature; empty for a
     #: supported release, whose pinned protocols are its calls.
     call_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
+    #: Protocol (``SpecWorker`` / ``DraftWorker``) -> member -> the hook sglang
+    #: finds with ``getattr``/``hasattr`` on that worker (:class:`HookTerm`,
+    #: :func:`hook_terms`). Only hooks a plugin's algorithm reaches (not under
+    #: an algorithm predicate); the harness writes a line only for those that
+    #: :attr:`HookTerm.constrains`, and only for a class that defines the member.
+    hooks: Mapping[str, Mapping[str, HookTerm]] = field(default_factory=dict[str, Mapping[str, HookTerm]])
+    #: Branch (:data:`OVERLAP`, :data:`SYNCHRONOUS`) -> SpecWorker member -> how
+    #: the scheduler calls it on that branch (uses on neither branch count for
+    #: both), for the members whose calls differ by branch
+    #: (``forward_batch_generation``: ``on_publish=`` on the overlap branch,
+    #: ``pp_proxy_tensors=`` on the synchronous one). Unlike
+    #: :attr:`call_shapes`, no keyword exclusion applies: on the synchronous
+    #: branch ``pp_proxy_tensors`` is passed to every plugin's worker. Which
+    #: branches a registered algorithm takes: :meth:`branches_for`.
+    branch_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
+    #: The registration keyword that selects the branches (``supports_overlap``;
+    #: ``None``: no such flag, both branches apply), and its default in ``register``.
+    overlap_flag: str | None = None
+    overlap_flag_default: bool = False
+
+    def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]:
+        """The scheduler branches an algorithm registered with ``registration``
+        (the keywords of ``SpeculativeAlgorithm.register(name, **registration)``,
+        as literals) takes: the flag false (or absent, with a false default)
+        -> :data:`SYNCHRONOUS` only (its ``create_worker`` refuses overlap
+        scheduling, so ``enable_overlap`` is false wherever it runs); true, not
+        a literal, or no flag in the release -> both."""
+        if self.overlap_flag is None:
+            return frozenset({OVERLAP, SYNCHRONOUS})
+        value = registration.get(self.overlap_flag, self.overlap_flag_default)
+        if value is False:
+            return frozenset({SYNCHRONOUS})
+        return frozenset({OVERLAP, SYNCHRONOUS})
 
     def checked(self, protocol: str) -> tuple[str, ...]:
         """The members of ``protocol`` checked (every member of a protocol the contract does not narrow)."""
@@ -166,7 +263,7 @@ def nominal_hooks(contract: Contract) -> dict[str, str]:
     return hooks
 
 
-def _shape(uses: list[Use], release: str, member: str) -> CallShape:
+def _shape(uses: list[Use], release: str | None, member: str) -> CallShape:
     """One call shape over ``uses`` (calls of ``member``): a keyword every call
     passes is required, one only some calls pass is optional.
 
@@ -174,11 +271,12 @@ def _shape(uses: list[Use], release: str, member: str) -> CallShape:
     members: a keyword an exclusion covers (``pp_proxy_tensors``), and one a
     call adds to its ``**kwargs`` only under a condition (``grammar_barrier``,
     only for an algorithm that ``supports_grammar_overlap()``), which the
-    protocols model as a capability a worker may have, not a requirement."""
+    protocols model as a capability a worker may have, not a requirement.
+    ``release`` None: no exclusion applies (a branch's own shape)."""
     every: list[str] | None = None
     seen: list[str] = []
     for use in uses:
-        passed = [k for k in use.keywords if excluded(member, release, keyword=k) is None]
+        passed = [k for k in use.keywords if release is None or excluded(member, release, keyword=k) is None]
         every = passed if every is None else [k for k in every if k in passed]
         seen.extend(k for k in passed if k not in seen)
     always = tuple(every or ())
@@ -221,6 +319,72 @@ def call_shapes(contract: Contract, members: Mapping[str, tuple[str, ...]], hook
         protocol: {member: _shape(uses, release, member) for member, uses in by_member.items()}
         for protocol, by_member in found.items()
     }
+
+
+#: The receivers of a hook -> the protocol of the class that answers the lookup.
+_HOOK_PROTOCOLS: Mapping[str, str] = {
+    "spec_worker": ProtocolName.SPEC_WORKER,
+    "spec_worker.draft_worker": ProtocolName.DRAFT_WORKER,
+    "draft_worker": ProtocolName.DRAFT_WORKER,
+}
+
+
+def _hook_call(uses: tuple[HookUse, ...]) -> CallShape | None:
+    """One shape over a hook's calls: a keyword every call passes is required, one some pass optional."""
+    calls = [u for u in uses if u.kind == "call"]
+    if not calls:
+        return None
+    counts = [u.positional for u in calls]
+    every = [k for k in calls[0].keywords if all(k in u.keywords for u in calls)]
+    seen = list(dict.fromkeys(k for u in calls for k in u.keywords))
+    return CallShape((min(counts), max(counts)), tuple(every), tuple(k for k in seen if k not in every))
+
+
+def hook_terms(hooks: tuple[Hook, ...]) -> dict[str, dict[str, HookTerm]]:
+    """The hooks a plugin's worker meets (see :attr:`ReleaseTerms.hooks`), one
+    :class:`HookTerm` per protocol and member over all its lookups. A lookup
+    under an algorithm predicate or an ``isinstance`` guard is left out."""
+    grouped: dict[tuple[str, str], list[Hook]] = {}
+    for hook in hooks:
+        protocol = _HOOK_PROTOCOLS.get(hook.receiver)
+        if protocol is None or hook.classification not in ("guarded", "private", "required"):
+            continue
+        grouped.setdefault((protocol, hook.member), []).append(hook)
+    found: dict[str, dict[str, HookTerm]] = {}
+    for (protocol, member), lookups in grouped.items():
+        uses = tuple(u for h in lookups for u in h.uses)
+        branches = {h.branch for h in lookups}
+        found.setdefault(protocol, {})[member] = HookTerm(
+            protocol=protocol,
+            member=member,
+            default=next((h.default for h in lookups if h.default), ""),
+            sites=tuple(h.site for h in lookups),
+            uses=uses,
+            call=_hook_call(uses),
+            iterated=any(u.kind == "iterate" for u in uses),
+            branch=branches.pop() if len(branches) == 1 else "",
+        )
+    return found
+
+
+def branch_shapes(contract: Contract, members: tuple[str, ...]) -> dict[str, dict[str, CallShape]]:
+    """:attr:`ReleaseTerms.branch_shapes`: for each of ``members`` (the spec
+    worker's checked members) that some required call makes on one branch
+    only, its shape on each branch (that branch's calls and those on both)."""
+    calls = [
+        u
+        for u in contract.spec_worker
+        if u.receiver == "spec_worker" and u.kind == "call" and u.classification == "required" and u.member in members
+    ]
+    branched = {u.member for u in calls if u.branch}
+    found: dict[str, dict[str, CallShape]] = {}
+    for branch in (OVERLAP, SYNCHRONOUS):
+        for member in sorted(branched):
+            uses = [u for u in calls if u.member == member and u.branch in ("", branch)]
+            if uses:
+                # No keyword exclusion: the branch's own keywords (pp_proxy_tensors) are the point.
+                found.setdefault(branch, {})[member] = _shape(uses, None, member)
+    return found
 
 
 def release_terms(contract: Contract | None) -> ReleaseTerms:
@@ -292,6 +456,10 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         built_in=frozenset(w.dotted for w in contract.built_in_workers),
         notes=tuple(notes),
         call_shapes=shapes,
+        hooks=hook_terms(contract.hooks),
+        branch_shapes=branch_shapes(contract, members[ProtocolName.SPEC_WORKER]),
+        overlap_flag=contract.overlap_flag,
+        overlap_flag_default=contract.overlap_flag_default,
     )
 
 

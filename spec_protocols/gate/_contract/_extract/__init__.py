@@ -26,6 +26,10 @@ The rooms, each holding the rules it applies:
 ``_defaults``      reader: ``BaseSpecWorker``'s defaults
 ``_construction``  reader: the constructor keywords and the draft factory
 ``_built_in``      reader: the workers ``create_worker`` returns
+``_hooks``         reader: the members found with ``getattr``/``hasattr``, and
+                   what sglang does with each (followed through locals and callees)
+``_overlap``       reader: the registration flag that selects the scheduler's
+                   overlap branch (``supports_overlap``)
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from spec_protocols.gate._contract._extract._built_in import built_in_workers
 from spec_protocols.gate._contract._extract._classify import finish
 from spec_protocols.gate._contract._extract._construction import constructor, draft_factory, registry_methods
 from spec_protocols.gate._contract._extract._defaults import defaults
+from spec_protocols.gate._contract._extract._hooks import hooks
+from spec_protocols.gate._contract._extract._overlap import overlap_flag, overlap_flag_default
 from spec_protocols.gate._contract._extract._scheduler import walk_scheduler_side
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Walker
@@ -63,6 +69,7 @@ def extract_contract(source: SglangSource) -> Contract:
         )
     constructor_keywords, constructor_site = constructor(walker)
     factory_keywords, factory_site, built = draft_factory(tree)
+    flag = overlap_flag(tree)
     return Contract(
         release=source.release,
         source=str(source.root),
@@ -74,4 +81,7 @@ def extract_contract(source: SglangSource) -> Contract:
         draft_factory_site=factory_site,
         built_draft=built,
         built_in_workers=built_in_workers(tree),
+        hooks=hooks(tree, walker.lookups),
+        overlap_flag=flag,
+        overlap_flag_default=overlap_flag_default(tree, flag) if flag is not None else False,
     )

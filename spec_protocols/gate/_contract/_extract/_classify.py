@@ -39,7 +39,7 @@ from typing import Literal
 from spec_protocols.gate._contract._extract._facts import Facts
 from spec_protocols.gate._contract._model import Classification, Site, Use, UseKind
 
-__all__ = ["Raw", "Via", "finish", "use_order"]
+__all__ = ["Raw", "Via", "branch_of", "finish", "use_order"]
 
 Via = Literal["", "getattr", "getattr-default", "hasattr", "setattr"]
 
@@ -165,9 +165,17 @@ def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
                 keywords=item.keywords,
                 conditional_keywords=item.conditional_keywords,
                 reason=reason,
+                branch=branch_of(item.facts),
             )
         )
     return tuple(sorted(uses, key=use_order))
+
+
+def branch_of(facts: Facts) -> str:
+    """The scheduler branch (``overlap`` / ``synchronous``) ``facts`` put a use on; ``""``: both
+    (or, facts that contradict, none the gate can name: both, to stay on the safe side)."""
+    branches = {f.branch for f in facts if f.kind == "branch"}
+    return branches.pop() if len(branches) == 1 else ""
 
 
 def use_order(use: Use) -> tuple[Site, str, str, str, str]:

@@ -20,6 +20,10 @@ it), each taken apart through ``not`` / ``and`` / ``or``. Each becomes a
   general path, which every other algorithm takes: no fact;
 - ``isinstance``: ``isinstance(<receiver>, ...)`` holds;
 - ``hasattr``: ``hasattr(<receiver>, "x")`` holds;
+- ``branch``: the scheduler's ``enable_overlap`` holds (``branch`` ``overlap``)
+  or does not (``synchronous``): which of ``run_batch``'s branches the use is
+  on; like ``other`` for classification (every algorithm reaches both, as
+  server options go), kept apart so that a use can be tagged with its branch;
 - ``neutral``: only "speculative mode" (``w is not None``, ``if w:``, ``not
   batch.spec_algorithm.is_none()``);
 - ``other``: anything else (a server option, ``self.enable_overlap``).
@@ -36,10 +40,14 @@ from spec_protocols.gate._contract._extract._resolve import resolve
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, exits, falsy, functions, last_name, text
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
+from spec_protocols.gate._contract._model import OVERLAP, SYNCHRONOUS
 
 __all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm"]
 
-FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "neutral", "other"]
+FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "branch", "neutral", "other"]
+#: The scheduler's field that selects the overlap branch (``self.enable_overlap =
+#: not server_args.disable_overlap_schedule``, ``Scheduler.__init__``).
+_OVERLAP_FIELD = "enable_overlap"
 #: How deep a condition is taken apart through locals, properties and callees
 #: (and how many calls deep a receiver is followed).
 MAX_DEPTH = 4
@@ -57,6 +65,8 @@ class Fact:
     origin: tuple[int, bool]
     receiver: str = ""
     member: str = ""
+    #: For a ``branch`` fact: ``overlap`` or ``synchronous``.
+    branch: str = ""
 
 
 Facts = tuple[Fact, ...]
@@ -91,6 +101,8 @@ class Conditions:
             return self.facts_of(expr.value, polarity, scope, depth)
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
             return self._comparison_facts(expr, polarity, scope, words, origin) or other
+        if isinstance(expr, ast.Attribute) and expr.attr == _OVERLAP_FIELD and is_scheduler(expr.value, scope):
+            return (Fact("branch", words, origin, branch=OVERLAP if polarity else SYNCHRONOUS),)
         if receiver(expr, scope) is not None or is_scheduler(expr, scope):
             return (Fact("neutral", words, origin),)  # `if self.draft_worker:`
         if isinstance(expr, ast.Call):

@@ -30,7 +30,7 @@ from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
 from spec_protocols.gate._contract._model import Site, UseKind
 from spec_protocols.gate._source import blocks
 
-__all__ = ["RecordedCall", "Walker", "WantedKind"]
+__all__ = ["Lookup", "RecordedCall", "Walker", "WantedKind"]
 
 #: Which calls a reader wants recorded: ``create_worker``, the call of a local
 #: bound to ``...create_worker(...)``; ``name``, a call of the enclosing
@@ -56,6 +56,19 @@ class RecordedCall:
     bound_to: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """A ``getattr`` / ``hasattr`` of a member on a receiver, as the walker met
+    it: what :mod:`~spec_protocols.gate._contract._extract._hooks` follows the value of."""
+
+    node: ast.Call
+    scope: Scope
+    facts: Facts
+    receiver: str
+    member: str
+    via: Via
+
+
 class Walker:
     """Walks functions with the conditions that hold at each node, recording uses."""
 
@@ -64,6 +77,8 @@ class Walker:
         self.raw: list[Raw] = []
         self.calls: list[RecordedCall] = []
         self.registry_calls: list[RecordedCall] = []
+        #: Every getattr / hasattr of a member on a receiver (the hooks' lookups).
+        self.lookups: list[Lookup] = []
         self.wanted_call: list[tuple[WantedKind, str]] = []
         #: Further names that make a function worth walking (a wanted call's callee).
         self.tokens: set[str] = set()
@@ -245,6 +260,8 @@ class Walker:
         kind: UseKind = "write" if via == "setattr" else "read"
         for member in names_of(node.args[1], scope):
             self._use(member, held, kind, node, scope, facts, via=via)
+            if via != "setattr":
+                self.lookups.append(Lookup(node, scope, facts, held, member, via))
 
     def _member_call(self, node: ast.Call, func: ast.Attribute, scope: Scope, facts: Facts) -> bool:
         """A member called on a receiver: a use with the call's shape. Whether it was one."""
