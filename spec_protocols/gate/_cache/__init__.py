@@ -106,7 +106,8 @@ NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 _FORMAT = 2
 # ... and these when a stored contract's or discovery's meaning changes
 # without this package's text changing (its content is in their keys).
-_CONTRACT_FORMAT = 1
+# 2: contracts carry their hooks (getattr/hasattr members and their uses), each use its scheduler branch, and the registration flag that selects the branch.
+_CONTRACT_FORMAT = 2
 _DISCOVERY_FORMAT = 1
 
 
