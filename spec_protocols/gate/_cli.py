@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Verdict
 
@@ -190,17 +191,71 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+
+@dataclass(frozen=True, slots=True)
+class _Command:
+    """What ``--help`` says of one subcommand."""
+
+    help: str
+    description: str
+    #: Teaching text after the options, printed with its own line breaks.
+    epilog: str | None = None
+
+
+_COMMANDS: Final[Mapping[str, _Command]] = {
+    "check": _Command(
+        help="check workers (the gate)",
+        description="Check every spec worker, draft worker and injected draft worker class in TARGET.",
+        epilog=_CHECK_EPILOG,
+    ),
+    "explain": _Command(
+        help="list a protocol's members, their sglang call sites and defaults",
+        description="Print each member of a protocol: its signature, the sglang call site it comes "
+        "from, and whether SpecWorkerBase gives a default.",
+    ),
+    "contract": _Command(
+        help="derive what an sglang release asks of a worker, from its own source",
+        description="Read an sglang release's source (never importing it) and write its speculative-worker "
+        "contract: every use of the spec worker, classified and located, the constructor and draft-factory "
+        "keywords, and what BaseSpecWorker's defaults need.",
+        epilog=_CONTRACT_EPILOG,
+    ),
+    "pin": _Command(
+        help="print the mypy and pyright settings that pin the protocols to one sglang release",
+        description="Print the settings with which plain mypy and pyright (your IDE, your CI) read the "
+        "protocols as one supported sglang release asks them. Without them, both read the newest supported "
+        "release's.",
+        epilog=_PIN_EPILOG,
+    ),
+    "new": _Command(
+        help="write a conforming worker or draft worker skeleton",
+        description="Write <snake_case(NAME)>.py in the current directory: a skeleton that passes the gate.",
+    ),
+}
+
+
+def _command(sub: Any, name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``, with what :data:`_COMMANDS` says of it."""
+    spec = _COMMANDS[name]
+    parser: argparse.ArgumentParser
+    if spec.epilog is None:
+        parser = sub.add_parser(name, help=spec.help, description=spec.description)
+    else:
+        parser = sub.add_parser(
+            name,
+            help=spec.help,
+            description=spec.description,
+            epilog=spec.epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    return parser
+
+
 def _add_check(sub: Any) -> None:
     """``spec-protocols check``: the gate."""
     from spec_protocols.gate._reports import FORMATS
 
-    check = sub.add_parser(
-        "check",
-        help="check workers (the gate)",
-        description="Check every spec worker, draft worker and injected draft worker class in TARGET.",
-        epilog=_CHECK_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    check = _command(sub, "check")
     check.add_argument("targets", nargs="*", metavar="TARGET", help="module, module:Class, or path (default: see below)")
     check.add_argument(
         "--checker",
@@ -249,31 +304,15 @@ def _add_check(sub: Any) -> None:
 
 def _add_explain(sub: Any) -> None:
     """``spec-protocols explain``: a protocol's members."""
-    explain = sub.add_parser(
-        "explain",
-        help="list a protocol's members, their sglang call sites and defaults",
-        description="Print each member of a protocol: its signature, the sglang call site it comes "
-        "from, and whether SpecWorkerBase gives a default.",
-    )
-    explain.add_argument(
-        "protocol",
-        metavar="PROTOCOL",
-        help="SpecWorker, DraftWorker, DraftWorkerFactory, or a capability: SupportsGrammarOverlap, "
-        "SupportsPipelineProxy, SupportsRequestFinished, SupportsDraftModelRunners",
-    )
+    from spec_protocols.gate._roles import CAPABILITIES
+
+    protocols = "SpecWorker, DraftWorker, DraftWorkerFactory, or a capability: " + ", ".join(CAPABILITIES)
+    _command(sub, "explain").add_argument("protocol", metavar="PROTOCOL", help=protocols)
 
 
 def _add_contract(sub: Any) -> None:
     """``spec-protocols contract``: what a release asks of a worker."""
-    contract = sub.add_parser(
-        "contract",
-        help="derive what an sglang release asks of a worker, from its own source",
-        description="Read an sglang release's source (never importing it) and write its speculative-worker "
-        "contract: every use of the spec worker, classified and located, the constructor and draft-factory "
-        "keywords, and what BaseSpecWorker's defaults need.",
-        epilog=_CONTRACT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    contract = _command(sub, "contract")
     contract.add_argument(
         "--sglang",
         metavar="RELEASE|PATH",
@@ -287,15 +326,7 @@ def _add_contract(sub: Any) -> None:
 
 def _add_pin(sub: Any) -> None:
     """``spec-protocols pin``: the checker settings for one release."""
-    pin = sub.add_parser(
-        "pin",
-        help="print the mypy and pyright settings that pin the protocols to one sglang release",
-        description="Print the settings with which plain mypy and pyright (your IDE, your CI) read the "
-        "protocols as one supported sglang release asks them. Without them, both read the newest supported "
-        "release's.",
-        epilog=_PIN_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    pin = _command(sub, "pin")
     pin.add_argument("release", metavar="RELEASE", help="a supported sglang release, e.g. 0.5.21")
     pin.add_argument(
         "--format",
@@ -307,11 +338,7 @@ def _add_pin(sub: Any) -> None:
 
 def _add_new(sub: Any) -> None:
     """``spec-protocols new``: a skeleton that passes the gate."""
-    new = sub.add_parser(
-        "new",
-        help="write a conforming worker or draft worker skeleton",
-        description="Write <snake_case(NAME)>.py in the current directory: a skeleton that passes the gate.",
-    )
+    new = _command(sub, "new")
     new.add_argument("kind", choices=["worker", "draft"], help="worker: a SpecWorkerBase subclass; draft: a TpModelWorker subclass")
     new.add_argument("name", metavar="NAME", help="the class name, e.g. MyDraftWorker")
     new.add_argument("--directory", type=Path, default=Path.cwd(), help="where to write it (default: .)")

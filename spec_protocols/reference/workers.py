@@ -7,12 +7,8 @@ from collections.abc import Mapping
 from spec_protocols._base import SpecWorkerBase
 from spec_protocols._protocols import DraftWorkerFactory, PublishCallback
 from spec_protocols._sglang_types import (
-    BaseTokenToKVPoolAllocator,
     GenerationBatchResult,
-    LoadGroup,
-    MemoryPoolConfig,
     ModelRunner,
-    ReqToTokenPool,
     ScheduleBatch,
     ServerArgs,
     TpModelWorker,
@@ -25,33 +21,19 @@ class ReferenceDraftWorker:
     """A draft worker that owns no model: every lifecycle step is a no-op.
 
     It is structurally an ``InjectableDraftWorker`` (no base class) and its
-    constructor takes exactly the keywords ``build_draft_tp_worker`` passes, so
-    it is also a ``DraftWorkerFactory``.
+    constructor takes every keyword ``build_draft_tp_worker`` passes, so it is
+    also a ``DraftWorkerFactory``.
     """
 
-    def __init__(
-        self,
-        *,
-        server_args: ServerArgs,
-        gpu_id: int,
-        nccl_port: int,
-        is_draft_worker: bool,
-        random_seed: int | None,
-        load_group: LoadGroup,
-        context_length: int | None,
-        draft_attention_backend: str | None,
-    ) -> None:
+    # Takes the keywords it uses; the rest of build_draft_tp_worker's call
+    # (DraftWorkerFactory) is accepted and ignored: a class may accept more
+    # than the call passes, never less.
+    def __init__(self, *, server_args: ServerArgs, gpu_id: int, **_unused: object) -> None:
         self.server_args = server_args
         self.gpu_id = gpu_id
 
-    def alloc_memory_pool(
-        self,
-        *,
-        memory_pool_config: MemoryPoolConfig | None = None,
-        req_to_token_pool: ReqToTokenPool | None = None,
-        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = None,
-    ) -> None:
-        """Nothing to allocate."""
+    def alloc_memory_pool(self, **_pools: object) -> None:
+        """Nothing to allocate (any of the pools ``alloc_memory_pool`` is given)."""
 
     def init_attention_backends(self) -> None:
         """No attention backends."""
