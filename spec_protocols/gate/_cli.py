@@ -450,7 +450,7 @@ def _said_written(report: GateReport, count: int, path: Path) -> None:
 def _contract(args: argparse.Namespace) -> int:
     """Extract a release's contract and write it (``spec-protocols contract``)."""
     from spec_protocols.gate._contract import Contract, contract_json, contract_markdown, extract_contract, resolve_sglang
-    from spec_protocols.gate._contract._render import releases_json, releases_markdown
+    from spec_protocols.gate._contract import releases_json, releases_markdown
 
     contracts: list[Contract] = []
     for given in args.sglang or [None]:

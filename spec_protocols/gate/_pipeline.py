@@ -31,7 +31,7 @@ from spec_protocols.gate._contract import (
     installed_source,
     resolve_sglang,
 )
-from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
+from spec_protocols.gate._contract import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._harness import CheckInput, prepare
 from spec_protocols.gate._model import (

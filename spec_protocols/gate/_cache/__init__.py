@@ -89,8 +89,7 @@ from spec_protocols.gate._checkers import Checker
 from spec_protocols.gate._codec import canonical, decode, encode
 from spec_protocols.gate._contract import Contract, SglangSource
 from spec_protocols.gate._discovery import SourceReads
-from spec_protocols.gate._harness import CheckInput, StaticInput
-from spec_protocols.gate._harness._environment import library_root, stub_source
+from spec_protocols.gate._harness import CheckInput, StaticInput, library_root, stub_source
 from spec_protocols.gate._model import CheckerOutcome, Discovery, GateError, ResolvedTarget
 from spec_protocols.gate._paths import in_installation, search_path
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec_protocols.gate._codec import decode, encode, write_atomically
-from spec_protocols.gate._contract._terms import CallShape
+from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._model import Verdict
 
 __all__ = [

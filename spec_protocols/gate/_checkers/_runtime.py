@@ -50,7 +50,7 @@ from spec_protocols.gate._checkers._probe_channel import (
     read_progress,
     request_text,
 )
-from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
+from spec_protocols.gate._contract import ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
     Check,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from spec_protocols.gate._contract._extract import extract_contract
 from spec_protocols.gate._contract._model import BuiltInWorker, Contract, DefaultNeeds, Site, Use
-from spec_protocols.gate._contract._render import contract_json, contract_markdown
+from spec_protocols.gate._contract._render import contract_json, contract_markdown, releases_json, releases_markdown
 from spec_protocols.gate._contract._source import (
     SglangSource,
     fetch_release,
@@ -34,11 +34,14 @@ from spec_protocols.gate._contract._source import (
     resolve_sglang,
     source_at,
 )
+from spec_protocols.gate._contract._terms import CallShape, ReleaseTerms, kept_default_needs, release_terms
 
 __all__ = [
     "BuiltInWorker",
+    "CallShape",
     "Contract",
     "DefaultNeeds",
+    "ReleaseTerms",
     "SglangSource",
     "Site",
     "Use",
@@ -47,7 +50,11 @@ __all__ = [
     "extract_contract",
     "fetch_release",
     "installed_source",
+    "kept_default_needs",
     "release_of",
+    "release_terms",
+    "releases_json",
+    "releases_markdown",
     "resolve_sglang",
     "source_at",
 ]

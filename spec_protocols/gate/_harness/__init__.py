@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._contract._terms import ReleaseTerms, release_terms
+from spec_protocols.gate._contract import ReleaseTerms, release_terms
 from spec_protocols.gate._harness._environment import (
     installed_packages,
     library_root,

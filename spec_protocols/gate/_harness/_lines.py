@@ -64,7 +64,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from spec_protocols._members import ProtocolMember
-from spec_protocols.gate._contract._terms import ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._contract import ReleaseTerms, kept_default_needs, release_terms
 from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
     annotation_names,
