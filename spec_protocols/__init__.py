@@ -4,6 +4,8 @@
 ``BaseSpecWorker`` call a worker; ``SpecWorkerBase`` is the thin default
 implementation; ``DraftWorkerFactory``, ``validate_draft_worker_cls`` and
 ``build_draft_tp_worker`` type and check draft-worker-class injection;
+the class decorators ``spec_worker_class`` and ``draft_worker_class`` make
+plain mypy and pyright check a worker where it is defined;
 ``verify_conformance`` checks a class at runtime, signatures included. The
 ``spec-protocols`` command (``spec_protocols.gate``) checks whole packages with
 mypy, pyright and the runtime checker.
@@ -17,6 +19,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from spec_protocols._base import SpecWorkerBase, WorkerNotInitializedError
+from spec_protocols._class_decorators import draft_worker_class, spec_worker_class
 from spec_protocols._isinstance_cache import clear_isinstance_cache
 from spec_protocols._protocols import (
     CALL_SITES,
@@ -60,7 +63,9 @@ __all__ = [
     "WorkerNotInitializedError",
     "build_draft_tp_worker",
     "clear_isinstance_cache",
+    "draft_worker_class",
     "get_plan_stream",
+    "spec_worker_class",
     "validate_draft_worker_cls",
     "verify_conformance",
 ]
