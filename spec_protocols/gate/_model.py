@@ -312,6 +312,10 @@ class Problem:
     #: A blind spot, not a failure: the checker could not see what it needed
     #: (the class or a member was Any to it). Never accepted by a baseline.
     unverified: bool = False
+    #: A blind spot of a construct the checker cannot model (attrs' generated
+    #: ``__init__``, ``functools.cached_property``, a member reached through
+    #: ``__getattr__``): where another checker passes the check, the gate passes it.
+    unmodelled: bool = False
 
 
 @dataclass(frozen=True, slots=True)
