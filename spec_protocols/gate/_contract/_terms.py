@@ -179,6 +179,11 @@ class ReleaseTerms:
     #: The keywords build_draft_tp_worker passes draft_worker_cls; ``None``:
     #: the release cannot inject a draft worker class.
     draft_factory_keywords: tuple[str, ...] | None = ()
+    #: The members build_draft_tp_worker assigns on the draft worker it built
+    #: (``draft_worker.draft_runner = ...``, draft_worker_common.py), read
+    #: from the contract's ``built_draft`` writes: the built object must let
+    #: them be set (no read-only property, a ``__dict__`` or a slot).
+    draft_factory_writes: tuple[str, ...] = ()
     #: BaseSpecWorker's defaults, by name, with what they need.
     defaults: Mapping[str, DefaultNeeds] = field(default_factory=dict[str, DefaultNeeds])
     #: The dotted names (defining module and class) of the release's built-in
@@ -451,6 +456,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         presence=presence,
         constructor_keywords=contract.constructor_keywords,
         draft_factory_keywords=contract.draft_factory_keywords,
+        draft_factory_writes=tuple(dict.fromkeys(u.member for u in contract.built_draft if u.kind == "write")),
         nominal_hooks=hooks,
         defaults={d.method: d for d in contract.defaults},
         built_in=frozenset(w.dotted for w in contract.built_in_workers),
