@@ -30,6 +30,7 @@ __all__ = [
     "MemberDefinition",
     "Problem",
     "ProtocolName",
+    "Registration",
     "ResolvedTarget",
     "Result",
     "SglangChecked",
@@ -200,6 +201,47 @@ class MemberDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class Registration:
+    """One registration through which sglang builds a class, read from the
+    plugin's source: ``SpeculativeAlgorithm.register(name, **flags)`` applied
+    to a factory ``(server_args) -> cls`` (``speculative/spec_info.py``,
+    stored by ``spec_registry.register_algorithm``), the factory's returns,
+    and what the ``spec_class`` (a ``CustomSpecAlgo`` subclass) overrides.
+    ``Scheduler.maybe_init_draft_worker`` calls
+    ``spec_algorithm.create_worker(server_args)`` and builds what it returns
+    (``managers/scheduler.py``): a class reached so is instantiated, whatever
+    its bases say."""
+
+    #: The algorithm's name: a literal's value, else its source text.
+    name: str
+    #: Where the registration is written, as "file:line".
+    site: str
+    #: The keywords written as literals (``supports_overlap=False``), in source order.
+    flags: tuple[tuple[str, bool | int | float | str | None], ...] = ()
+    #: Keywords given a value that is not a literal; ``"**"`` for a ``**mapping`` unpacked into the call.
+    dynamic: tuple[str, ...] = ()
+    #: The dotted name of ``spec_class`` when the plugin defines it (``None``:
+    #: sglang's ``CustomSpecAlgo``, or a class the gate could not read).
+    spec_class: str | None = None
+    #: Whether ``spec_class`` replaces ``create_worker`` without delegating to
+    #: ``CustomSpecAlgo.create_worker`` (whose check of the overlap flag it then skips).
+    replaces_create_worker: bool = False
+    #: The ``supports_*`` predicates ``spec_class`` overrides to anything but a
+    #: literal ``False`` (``supports_grammar_overlap``).
+    capabilities: tuple[str, ...] = ()
+    #: Keywords a ``functools.partial`` that ``create_worker`` returns binds
+    #: around the class: the scheduler's call supplies them through it.
+    bound_keywords: tuple[str, ...] = ()
+
+    def keywords(self) -> dict[str, object]:
+        """The registration's keywords as ``ReleaseTerms.branches_for`` reads
+        them: the literals, and a non-literal one as its own (truthy) name."""
+        found: dict[str, object] = dict(self.flags)
+        found.update((name, f"<{name}>") for name in self.dynamic if name != "**")
+        return found
+
+
+@dataclass(frozen=True, slots=True)
 class DiscoveredClass:
     """A class the gate will check, found by reading source (never importing)."""
 
@@ -214,9 +256,10 @@ class DiscoveredClass:
     injection_sites: tuple[str, ...] = ()
     #: Whether the class may be abstract without failing: it declares abstract
     #: members of its own (or lists ``ABC`` among its bases), or another
-    #: checked class subclasses it. sglang never instantiates such a base
-    #: itself, so "abstract" is a note on its verdict, not a problem. Any
-    #: other class that is abstract fails: sglang would instantiate it.
+    #: checked class subclasses it, and nothing the plugin writes hands it to
+    #: sglang to build (no :attr:`registrations`). sglang never instantiates
+    #: such a base itself, so "abstract" is a note on its verdict, not a
+    #: problem. Any other class that is abstract fails: sglang would instantiate it.
     may_be_abstract: bool = False
     #: The names the class and its bases below sglang's roots define (methods,
     #: properties, class attributes): what it does *not* inherit from
@@ -226,6 +269,10 @@ class DiscoveredClass:
     #: finds it (nearest in the method resolution order): problems are
     #: reported at the member's own ``def``, and say what the class has.
     members: tuple[MemberDefinition, ...] = ()
+    #: The registrations that hand the class to sglang's scheduler (a class
+    #: one reaches is built by the scheduler, so it may not be abstract); empty
+    #: when none was read (it may still be registered in a way the source does not show).
+    registrations: tuple[Registration, ...] = ()
 
     def definition(self, name: str | None) -> MemberDefinition | None:
         """The definition a lookup of ``name`` on the class finds; None when
