@@ -29,6 +29,9 @@ __all__ = [
     "bound_signature",
     "check_identifier",
     "factory_expected",
+    "hook_protocol_name",
+    "hook_protocols",
+    "hooks_held",
     "keyword_parameters",
     "protocol_members",
 ]
@@ -184,3 +187,75 @@ def factory_expected(factory: str, params: Sequence[tuple[str, str]] | None, bui
     if builds is not None:
         node.returns = ast.Name(id=builds)
     return describe_function(factory, node)
+
+
+# -- Capability protocols generated from the contract's hooks ----------------------------
+
+#: What iterating a hook's value yields: its elements are not typed (any object will do).
+_HOOK_ITERATOR = """\
+class _HookIterator(Protocol):
+    def __next__(self) -> object: ..."""
+
+
+def hook_protocol_name(protocol: str, member: str) -> str:
+    """The harness's name of the capability protocol for one hook (``_Hook_SpecWorker__spec_v2_attn_backends``)."""
+    check_identifier(member, "member name")
+    return f"_Hook_{protocol}__{member}"
+
+
+def _hook_call(shape: CallShape) -> str:
+    """``def __call__(self, _a0: Any, /, *, k: Any) -> object: ...``: the calls' shape, as
+    :func:`as_called` writes a member's (positionals positional only, those not every
+    call passes with a default; a keyword every call passes required, one some pass optional)."""
+    fewest, most = shape.positional
+    params = ["self", *(f"_a{i}: Any" + (" = ..." if i >= fewest else "") for i in range(most))]
+    if most:
+        params.append("/")
+    names = (*shape.keywords, *shape.optional_keywords)
+    for name in names:
+        check_identifier(name, "keyword")
+    if names:
+        params.append("*")
+        params += [f"{k}: Any" + ("" if k in shape.keywords else " = ...") for k in names]
+    return f"    def __call__({', '.join(params)}) -> object: ..."
+
+
+def hook_protocol(term: HookTerm) -> str:
+    """The capability protocol a class that defines ``term``'s member is held to:
+    ``__call__`` in the calls' shape where sglang calls the value, ``__iter__``
+    where it iterates it (a method is not iterable: ``spec_v2_attn_backends``
+    written as a method fails). Elements and results are ``object``: sglang's
+    use of them is not typed here."""
+    body: list[str] = []
+    if term.call is not None:
+        body.append(_hook_call(term.call))
+    if term.iterated:
+        body.append("    def __iter__(self) -> _HookIterator: ...")
+    return "\n".join([f"class {hook_protocol_name(term.protocol, term.member)}(Protocol):", *body])
+
+
+def hook_protocols(terms: ReleaseTerms) -> list[str]:
+    """Every constraining hook's capability protocol (:attr:`ReleaseTerms.hooks`),
+    as harness lines, each followed by a blank line; none when no hook constrains."""
+    held = [t for by_member in terms.hooks.values() for t in by_member.values() if t.constrains]
+    if not held:
+        return []
+    lines = [*_HOOK_ITERATOR.splitlines(), ""]
+    for term in sorted(held, key=lambda t: (t.protocol, t.member)):
+        lines += [*hook_protocol(term).splitlines(), ""]
+    return lines
+
+
+def hooks_held(terms: ReleaseTerms, protocol: str, defined: frozenset[str] | None) -> list[HookTerm]:
+    """The hooks a class checked against ``protocol`` is held to: those whose
+    member it defines (``defined``: the names its own body and its bases outside
+    sglang define; None: unknown, none held) and that constrain the value,
+    leaving out a member the protocol itself checks (its signature says more)."""
+    if defined is None:
+        return []
+    checked = set(terms.checked(protocol))
+    return [
+        term
+        for member, term in sorted(terms.hooks.get(protocol, {}).items())
+        if term.constrains and member in defined and member not in checked
+    ]
