@@ -71,6 +71,9 @@ from spec_protocols.gate._harness._protocol_source import (
     as_called,
     check_identifier,
     factory_expected,
+    hook_protocol_name,
+    hook_protocols,
+    hooks_held,
     keyword_parameters,
     protocol_members,
 )
@@ -192,7 +195,7 @@ def build_harness(
             # One line per site, so that an import error reaches each of them.
             out.emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
 
-    callbacks = bound.callbacks()
+    callbacks = bound.callbacks() + hook_protocols(terms)
     head = _head([_CANARY_TYPES, *callbacks, *out.lines])
     head += _CANARY_TYPES.splitlines()
     head.append("")
@@ -318,6 +321,7 @@ class _ClassLines:
             self.emit(f"    _p_{p}: {p} = w", self.tag(LineKind.PROTOCOL, check))
         for n, name in enumerate(self.terms.checked(p)):
             self.write_member(check, p, n, self.definitions[p][name])
+        self.write_contract_hooks(check, p)
         if role.inherits_defaults:
             for name in self.terms.presence:
                 check_identifier(name, "member name")
@@ -342,6 +346,21 @@ class _ClassLines:
                 self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
             )
             self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
+
+    def write_contract_hooks(self, check: Check, p: str) -> None:
+        """The hooks sglang finds with ``getattr``/``hasattr`` on a ``p`` worker
+        (:attr:`ReleaseTerms.hooks`), where this class defines the member: its
+        value, read on an instance, against the capability protocol generated
+        from what sglang does with it (``_protocol_source.hook_protocol``), and a
+        canary that must error (silent: the member is ``Any``, ``unverified``)."""
+        for n, term in enumerate(hooks_held(self.terms, p, self.cls.overrides)):
+            name, expected = term.member, term.expected()
+            self.emit(
+                f"    _hk{n}_{p}: {hook_protocol_name(p, name)} = w.{name}",
+                self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=expected),
+            )
+            canary = ("_Gradual", LineKind.MEMBER_GRADUAL) if term.call is not None else ("_Canary", LineKind.MEMBER_ANY)
+            self.emit(f"    _hkc{n}_{p}: {canary[0]} = w.{name}", self.tag(canary[1], check, name))
 
     def write_construction(self, role: RolePolicy, construction: Construction) -> None:
         """The call sglang makes to build the class in ``role``: a keyword the
