@@ -152,7 +152,7 @@ if TYPE_CHECKING_INVALID_USAGE:
 
     # A wrong signature: a renamed keyword; BaseSpecWorker passes req_to_token_pool=.
     @draft_worker_class  # pyright: ignore[reportArgumentType, reportUntypedClassDecorator]
-    class RenamedKeyword(_Built):  # type: ignore[type-var]
+    class RenamedPoolKeyword(_Built):  # type: ignore[type-var]
         weight_load_time: float = 0.0
 
         def alloc_memory_pool(
