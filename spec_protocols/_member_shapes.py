@@ -26,6 +26,7 @@ __all__ = [
     "SHAPE_WORDS",
     "Found",
     "Shape",
+    "defining_class",
     "exception_words",
     "lookup",
     "protocol_member_shapes",
@@ -185,6 +186,16 @@ def _unwrap_code(func: object) -> object:
         else:
             break
     return func
+
+
+def defining_class(cls: type, name: str) -> tuple[type, object] | None:
+    """The class of ``cls``'s MRO whose namespace holds ``name`` (as :func:`lookup`
+    finds it on the class), with the value there; None when none does."""
+    for klass in static_mro(cls):
+        namespace = _class_dict(klass)
+        if namespace is not None and name in namespace:
+            return klass, namespace[name]
+    return None
 
 
 def lookup(cls: type, instance: object, name: str) -> Found | None:

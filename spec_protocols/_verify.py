@@ -39,9 +39,12 @@ Decisions, each one deliberate:
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import re
+import sys
+import textwrap
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -53,6 +56,7 @@ from spec_protocols._member_shapes import (
     MISSING,
     SHAPE_WORDS,
     Found,
+    defining_class,
     exception_words,
     lookup,
     protocol_member_shapes,
@@ -138,8 +142,14 @@ _BY_NAME = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_O
 
 
 def _signature(func: object, *, bound: bool) -> inspect.Signature:
-    """The signature a caller meets; raises on anything unreadable."""
-    sig = inspect.signature(func)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType] -- any callable; errors are reported by the caller
+    """The signature a caller meets; raises on anything unreadable.
+
+    ``follow_wrapped=False``: a ``functools.wraps`` wrapper is what sglang
+    calls, so its own parameters decide (``wrapper(self, *args)`` takes no
+    keyword), never those of the ``__wrapped__`` original. A ``__signature__``
+    set on purpose still counts.
+    """
+    sig = inspect.signature(func, follow_wrapped=False)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType] -- any callable; errors are reported by the caller
     if not bound:
         return sig
     params = list(sig.parameters.values())
@@ -162,10 +172,32 @@ class _NoSelfError(Exception):
 
 
 def _is_async(func: object) -> bool:
+    """Whether calling ``func`` returns a coroutine, judged on the object itself
+    (a decorator's wrapper, not what it wraps): a coroutine function, one
+    marked so (``inspect.markcoroutinefunction``, asyncio's marker), or a
+    callable object whose class's ``__call__`` is one."""
     try:
-        return inspect.iscoroutinefunction(func)
+        if inspect.iscoroutinefunction(func) or _marked_coroutine(func):
+            return True
+        if issubclass(type(func), (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)):
+            return False
+        call = lookup(type(func), MISSING, "__call__")
+        return call is not None and call.func is not None and inspect.iscoroutinefunction(call.func)
     except Exception:
         return False
+
+
+def _marked_coroutine(func: object) -> bool:
+    """``inspect.markcoroutinefunction``'s mark (Python 3.12+) or asyncio's
+    older one, read from the function's own ``__dict__`` (no getter runs)."""
+    if not issubclass(type(func), types.FunctionType):
+        return False
+    namespace = cast("dict[str, object]", object.__getattribute__(func, "__dict__"))
+    marks = (getattr(inspect, "_is_coroutine_mark", None), getattr(sys.modules.get("asyncio.coroutines"), "_is_coroutine", None))
+    return any(
+        mark is not None and namespace.get(key) is mark
+        for key, mark in zip(("_is_coroutine_marker", "_is_coroutine"), marks, strict=True)
+    )
 
 
 def _code_of(found: Found) -> object:
@@ -173,7 +205,12 @@ def _code_of(found: Found) -> object:
 
 
 def _generator_kind(func: object) -> Literal["generator", "async generator"] | None:
+    """A generator function's kind, judged on the object sglang calls (a
+    callable object by its class's ``__call__``)."""
     try:
+        if not issubclass(type(func), (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)):
+            call = lookup(type(func), MISSING, "__call__")
+            func = call.func if call is not None and call.func is not None else func
         if inspect.isasyncgenfunction(func):
             return "async generator"
         if inspect.isgeneratorfunction(func):
@@ -391,6 +428,16 @@ def _member_problems(
     else:
         found = lookup(cls, instance, name)
 
+    stub = _protocol_stub(cls, instance, name) if found is not None else None
+    if stub is not None:
+        yield ConformanceProblem(
+            name,
+            "missing",
+            f"not implemented: inherited from the protocol {stub} itself, whose body is only '...' "
+            "(calling it does nothing and returns None)",
+        )
+        return
+
     if found is None:
         message = f"not defined (needed as {SHAPE_WORDS[wanted.shape]}; __getattr__ does not count)"
         if instance is MISSING and wanted.shape != "method":
@@ -418,6 +465,59 @@ def _member_problems(
     elif wanted.shape in ("attribute", "property") and found.shape == "readonly-property":
         # Callers may assign it; a property without a setter raises on that.
         yield ConformanceProblem(name, "kind", f"is a read-only property, but the protocol has {SHAPE_WORDS[wanted.shape]} that callers may set")
+
+
+def _protocol_stub(cls: type, instance: object, name: str) -> str | None:
+    """The protocol whose stub ``cls`` inherits for ``name`` (an explicit
+    subclass of a protocol that does not write the member), else None.
+
+    A stub is a function (or a property's getter) of a ``Protocol`` class
+    whose body is only a docstring, ``...`` or ``pass``: calling it returns
+    None. A protocol's member with a real body is a default, and counts. A
+    protocol checked against itself (or another protocol) has no stubs to
+    blame; an instance's own attribute wins over the class's stub.
+    """
+    if _declares_protocol(cls):
+        return None
+    if instance is not MISSING:
+        try:
+            own: object = object.__getattribute__(instance, "__dict__")
+        except Exception:
+            own = None
+        if isinstance(own, dict) and name in own:
+            return None
+    hit = defining_class(cls, name)
+    if hit is None or not _declares_protocol(hit[0]):
+        return None
+    owner, value = hit
+    func: object = value.fget if isinstance(value, property) else value
+    if isinstance(func, (staticmethod, classmethod)):
+        func = cast("staticmethod[..., object]", func).__func__
+    return owner.__qualname__ if issubclass(type(func), types.FunctionType) and _is_stub(func) else None
+
+
+def _declares_protocol(klass: type) -> bool:
+    """Whether ``klass`` is a protocol class, read from its own namespace
+    (``typing``'s ``_is_protocol`` flag, which every subclass of a protocol
+    sets for itself), so no metaclass ``__getattr__`` runs."""
+    hit = defining_class(klass, "_is_protocol")
+    return hit is not None and hit[0] is klass and hit[1] is True
+
+
+@functools.lru_cache(maxsize=256)
+def _is_stub(func: types.FunctionType) -> bool:
+    """Whether ``func``'s body is only a docstring, ``...`` or ``pass`` (read from its source)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if node is None:
+        return False
+    return all(
+        isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        for stmt in node.body
+    )
 
 
 _PLAIN_CALLABLES = (
