@@ -1,10 +1,12 @@
-"""``prepare_for_kv_cache_release(req)``: the hook as sglang calls it.
+"""``prepare_for_kv_cache_release(req)``: the hook as sglang calls it (or set to ``None``).
 
 sglang 0.5.23's ``SchedulerBatchResultProcessor._prepare_kv_cache_release``
 (batch_result_processor.py:1358-1362) finds the hook with ``getattr(...,
 None)`` and calls ``prepare_release(req)``: a method taking the request binds.
 Both static checkers hold it to the capability protocol generated from that
-call, and pass it.
+call, and pass it. The lookup's default is ``None``, so sglang's code copes
+with ``None`` (``if callable(prepare_release):``): a class that sets the hook
+to ``None`` is never called, and passes too.
 """
 
 from __future__ import annotations
@@ -42,3 +44,10 @@ class PerRequestPagesWorker(SpecWorkerBase):
     ) -> GenerationBatchResult:
         del on_publish
         return self.target_worker.forward_batch_generation(batch)
+
+
+# expect: hook_release_req.NoReleaseHookWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+class NoReleaseHookWorker(PerRequestPagesWorker):
+    """Keeps nothing per request: the hook switched off, as sglang's default would be."""
+
+    prepare_for_kv_cache_release = None  # type: ignore[assignment]

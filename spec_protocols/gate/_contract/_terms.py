@@ -140,6 +140,11 @@ class HookTerm:
     iterated: bool = False
     #: The scheduler branch every lookup is on (:data:`OVERLAP` / :data:`SYNCHRONOUS`); ``""``: both.
     branch: str = ""
+    #: Whether ``None`` is a value sglang handles: every lookup's default is
+    #: ``None`` (``getattr(w, "x", None)``), so the code after it copes with
+    #: ``None`` for every worker that lacks the member; a class that sets the
+    #: member to ``None`` gets the same path.
+    none_ok: bool = False
 
     @property
     def constrains(self) -> bool:
@@ -368,6 +373,7 @@ def hook_terms(hooks: tuple[Hook, ...]) -> dict[str, dict[str, HookTerm]]:
             call=_hook_call(uses),
             iterated=any(u.kind == "iterate" for u in uses),
             branch=branches.pop() if len(branches) == 1 else "",
+            none_ok=all(h.default == "None" for h in lookups),
         )
     return found
 

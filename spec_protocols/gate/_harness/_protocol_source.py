@@ -31,6 +31,7 @@ __all__ = [
     "factory_expected",
     "hook_protocol_name",
     "hook_protocols",
+    "hook_reads",
     "hooks_held",
     "keyword_parameters",
     "protocol_members",
@@ -244,6 +245,25 @@ def hook_protocols(terms: ReleaseTerms) -> list[str]:
     for term in sorted(held, key=lambda t: (t.protocol, t.member)):
         lines += [*hook_protocol(term).splitlines(), ""]
     return lines
+
+
+def hook_reads(term: HookTerm, local: str, instance: str = "w") -> list[str]:
+    """The harness lines (in a function body, four spaces in) that read
+    ``term``'s member on ``instance`` as its capability protocol.
+
+    Where sglang's lookup defaults to ``None`` its code copes with ``None``
+    (``if callable(prepare_release):``): the member is checked only where it
+    is not ``None`` (a class that sets it to ``None`` is never called), by
+    narrowing, so that a wrong method is reported against the protocol itself
+    and not against a union."""
+    name = hook_protocol_name(term.protocol, term.member)
+    if not term.none_ok:
+        return [f"    {local}: {name} = {instance}.{term.member}"]
+    return [
+        f"    {local}_v = {instance}.{term.member}",
+        f"    if {local}_v is not None:",
+        f"        {local}: {name} = {local}_v",
+    ]
 
 
 def hooks_held(terms: ReleaseTerms, protocol: str, defined: frozenset[str] | None) -> list[HookTerm]:
