@@ -71,8 +71,8 @@ from spec_protocols.gate._harness._protocol_source import (
     as_called,
     check_identifier,
     factory_expected,
-    hook_protocol_name,
     hook_protocols,
+    hook_reads,
     hooks_held,
     keyword_parameters,
     protocol_members,
@@ -355,10 +355,8 @@ class _ClassLines:
         canary that must error (silent: the member is ``Any``, ``unverified``)."""
         for n, term in enumerate(hooks_held(self.terms, p, self.cls.overrides)):
             name, expected = term.member, term.expected()
-            self.emit(
-                f"    _hk{n}_{p}: {hook_protocol_name(p, name)} = w.{name}",
-                self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=expected),
-            )
+            for line in hook_reads(term, f"_hk{n}_{p}"):
+                self.emit(line, self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=expected))
             canary = ("_Gradual", LineKind.MEMBER_GRADUAL) if term.call is not None else ("_Canary", LineKind.MEMBER_ANY)
             self.emit(f"    _hkc{n}_{p}: {canary[0]} = w.{name}", self.tag(canary[1], check, name))
 
