@@ -5,6 +5,13 @@ from sglang.srt.mem_cache.allocator import BaseTokenToKVPoolAllocator
 from sglang.srt.mem_cache.memory_pool import ReqToTokenPool
 from sglang.srt.model_executor.forward_batch_info import ForwardBatch
 
+# One request. Only what a worker's hooks read of the request they are handed:
+# ``prepare_for_kv_cache_release(req)`` (found with getattr and called with the
+# request, batch_result_processor.py SchedulerBatchResultProcessor._prepare_kv_cache_release);
+# a plugin annotates that parameter ``Req``.
+class Req:
+    rid: str
+
 # A dataclass at runtime with ~110 fields; only the fields that the workers
 # read are stubbed, so it is declared as a plain class (a stub @dataclass would
 # synthesize a constructor with only these fields). The scheduler builds it
