@@ -29,8 +29,8 @@ import pytest
 
 from spec_protocols.gate._codec import decode, encode
 from spec_protocols.gate._contract import Contract, SglangSource, contract_json, extract_contract
-from spec_protocols.gate._contract._model import OVERLAP, SYNCHRONOUS, Hook
-from spec_protocols.gate._contract._terms import release_terms
+from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS, Hook
+from spec_protocols.gate._contract import release_terms
 from spec_protocols.gate._model import ProtocolName
 
 pytestmark = pytest.mark.slow

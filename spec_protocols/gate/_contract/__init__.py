@@ -24,7 +24,17 @@ imports a later stage, a checker or sglang.
 from __future__ import annotations
 
 from spec_protocols.gate._contract._extract import extract_contract
-from spec_protocols.gate._contract._model import BuiltInWorker, Contract, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._model import (
+    OVERLAP,
+    SYNCHRONOUS,
+    BuiltInWorker,
+    Contract,
+    DefaultNeeds,
+    Hook,
+    HookUse,
+    Site,
+    Use,
+)
 from spec_protocols.gate._contract._render import contract_json, contract_markdown, releases_json, releases_markdown
 from spec_protocols.gate._contract._source import (
     SglangSource,
@@ -34,13 +44,18 @@ from spec_protocols.gate._contract._source import (
     resolve_sglang,
     source_at,
 )
-from spec_protocols.gate._contract._terms import CallShape, ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._contract._terms import CallShape, HookTerm, ReleaseTerms, kept_default_needs, release_terms
 
 __all__ = [
+    "OVERLAP",
+    "SYNCHRONOUS",
     "BuiltInWorker",
     "CallShape",
     "Contract",
     "DefaultNeeds",
+    "Hook",
+    "HookTerm",
+    "HookUse",
     "ReleaseTerms",
     "SglangSource",
     "Site",

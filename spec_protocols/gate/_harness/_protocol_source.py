@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 
 from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
-from spec_protocols.gate._contract import CallShape
+from spec_protocols.gate._contract import CallShape, HookTerm, ReleaseTerms
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._signatures import describe_function
 
