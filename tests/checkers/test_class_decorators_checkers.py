@@ -163,3 +163,47 @@ def test_pinned_to_an_older_release_a_member_it_does_not_call_is_not_required(pi
         expect_error = name not in PREWARM_CASES
         assert (class_line in mypy_lines) is expect_error, (name, sorted(mypy_lines))
         assert (decorator_line in pyright_lines) is expect_error, (name, sorted(pyright_lines))
+
+
+# --- a generated skeleton, then an edit that breaks it -------------------------
+
+#: (kind, name, what the edit replaces, with what, what pyright then names).
+_EDITS = [
+    ("worker", "MyWorker", "        target_worker: TpModelWorker,\n", "        target: TpModelWorker,\n", 'Missing keyword parameter "target_worker"'),
+    # A required keyword build_draft_tp_worker never passes (**kwargs takes the ones it does).
+    ("draft", "MyDraft", "        *,\n", "        *,\n        num_layers: int,\n", 'Extra parameter "num_layers"'),
+]
+
+
+@pytest.mark.parametrize(("kind", "name", "old", "new", "reason"), _EDITS, ids=[e[0] for e in _EDITS])
+def test_an_edit_that_breaks_a_skeletons_constructor_is_reported_at_its_class(
+    kind: str, name: str, old: str, new: str, reason: str, tmp_path: Path
+) -> None:
+    from spec_protocols.gate._scaffold import write_skeleton
+
+    path = write_skeleton(kind, name, tmp_path)  # type: ignore[arg-type]
+    source = path.read_text()
+    assert old in source
+    edited = source.replace(old, new).replace("target_worker=target_worker", "target_worker=target")
+    path.write_text(edited)
+    lines = edited.splitlines()
+    decorator_line = next(n for n, line in enumerate(lines, 1) if line.startswith("@"))
+    # The IDE set-up of docs/authoring.md: the stubs, sglang's source for the rest.
+    (tmp_path / "mypy.ini").write_text(
+        f"[mypy]\nmypy_path = {REPO / 'stubs'}\nfollow_untyped_imports = True\n[mypy-sglang.*]\nimplicit_reexport = True\n"
+    )
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"stubPath": str(REPO / "stubs")}))
+    files = [path.name]
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental", *files],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    assert f"{path.name}:{decorator_line + 1}: error: Value of type variable" in mypy.stdout, mypy.stdout
+    assert mypy.stdout.count(": error:") == 1, mypy.stdout
+    pyright = subprocess.run(
+        [sys.executable, "-m", "pyright", "-p", "pyrightconfig.json", "--pythonpath", sys.executable, "--outputjson"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    errors = [d for d in json.loads(pyright.stdout)["generalDiagnostics"] if d["severity"] == "error"]
+    assert [(d["range"]["start"]["line"] + 1, d["rule"]) for d in errors] == [(decorator_line, "reportArgumentType")], errors
+    assert reason in errors[0]["message"]
