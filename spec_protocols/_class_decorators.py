@@ -54,9 +54,6 @@ The members follow the release the protocols are pinned to
 :class:`SpecWorker`; the constructor keywords are the factory protocols' own,
 the newest release's (a release that passes ``ps=``, 0.5.19 and 0.5.20, is
 judged by the gate, which reads each release's call).
-
-The gate treats a decorated class as a worker of the decorator's role (the
-class is one sglang constructs), whether or not its bases say so.
 """
 
 from __future__ import annotations
@@ -87,8 +84,9 @@ def spec_worker_class(cls: _ConformingSpecWorker, /) -> _ConformingSpecWorker:
     :class:`~spec_protocols.SpecWorkerBase` to inherit everything but
     ``forward_batch_generation``.
 
-    The gate (``spec-protocols check``) checks a decorated class as a spec
-    worker, whatever its bases, against each release it is run on.
+    ``spec-protocols check`` adds what no type checker sees: which member,
+    the ``BaseSpecWorker`` defaults the class keeps, an abstract class, and
+    each release's own calls (docs/authoring.md).
     """
     return cls
 
