@@ -89,14 +89,16 @@ class DraftWorker(Protocol):
     def alloc_memory_pool(
         self,
         *,
-        memory_pool_config: MemoryPoolConfig | None = ...,
-        req_to_token_pool: ReqToTokenPool | None = ...,
-        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = ...,
+        memory_pool_config: MemoryPoolConfig | None,
+        req_to_token_pool: ReqToTokenPool | None,
+        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None,
     ) -> None:
         """Allocate (or adopt) the draft's KV pools.
 
         Called by ``BaseSpecWorker.alloc_memory_pool`` (base_spec_worker.py:363)
-        with all three keywords. Keyword-only because that is how it is called;
+        with all three keywords, each its own argument (None by default
+        there). Keyword-only because that is how it is called, and no default
+        required, since no call omits one;
         ``EagleDraftWorkerBase.alloc_memory_pool(**kwargs)`` and
         ``TpModelWorker.alloc_memory_pool(memory_pool_config=None, ...)`` both
         accept it.
@@ -229,15 +231,20 @@ class SpecWorker(Protocol):
     def alloc_memory_pool(
         self,
         *,
-        memory_pool_config: MemoryPoolConfig | None = ...,
-        req_to_token_pool: ReqToTokenPool | None = ...,
-        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator | None = ...,
+        memory_pool_config: MemoryPoolConfig | None,
+        req_to_token_pool: ReqToTokenPool,
+        token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator,
     ) -> None:
         """Allocate the draft's KV pools, sharing the target's token pools.
 
-        Called by ``Scheduler.init_memory_pools`` with all three keywords;
-        keyword-only for that reason. NGRAM's ``alloc_memory_pool(**kwargs)``
-        satisfies it.
+        Called by ``Scheduler.init_memory_pools`` with all three keywords, in
+        every supported release (0.5.23: managers/scheduler.py:1106, its only
+        caller): keyword-only for that reason, and with no default, since no
+        call omits one. The values are what it passes: the target model
+        runner's ``memory_pool_config`` (Optional) and
+        ``TpModelWorker.get_memory_pool()``'s pair. NGRAM's
+        ``alloc_memory_pool(**kwargs)`` satisfies it, and so does a signature
+        with defaults.
         """
         ...
 

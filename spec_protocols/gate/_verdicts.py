@@ -4,6 +4,13 @@ The rule, from strongest to weakest: any ``fail`` fails; otherwise any
 ``unverified`` is ``unverified`` (and fails the gate); otherwise a ``pass``
 from at least one checker passes. A check that every checker ``skipped`` was
 not verified by anything, so it is ``unverified``, never ``pass``.
+
+One kind of ``unverified`` yields to another checker's ``pass``: a column
+whose every problem is a construct that checker cannot model
+(``Problem.unmodelled``: attrs' generated ``__init__``, a
+``functools.cached_property``, a member a ``__getattr__`` gives an instance).
+Another checker that does model it, and passes, decides; the column still
+reads ``unverified``, with its reason.
 """
 
 from __future__ import annotations
@@ -24,6 +31,12 @@ def overall(verdicts: Sequence[Verdict]) -> Verdict:
     if Verdict.PASS in verdicts:
         return Verdict.PASS
     return Verdict.UNVERIFIED
+
+
+def _unmodelled_only(checker: str, problems: Sequence[Problem]) -> bool:
+    """Whether every problem ``checker`` has for a check is one it cannot model (and it has one)."""
+    own = [p for p in problems if p.checker == checker]
+    return bool(own) and all(p.unmodelled for p in own)
 
 
 def combine(
@@ -55,5 +68,8 @@ def combine(
                 if text not in notes:
                     notes.append(text)
         combined = overall(list(per_checker.values()))
+        if combined is Verdict.UNVERIFIED and Verdict.PASS in per_checker.values():
+            if all(_unmodelled_only(name, problems) for name, v in per_checker.items() if v is Verdict.UNVERIFIED):
+                combined = Verdict.PASS
         results.append(Result(check, combined, per_checker, tuple(problems), notes=tuple(notes)))
     return tuple(results)

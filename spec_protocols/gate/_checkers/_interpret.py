@@ -15,9 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from spec_protocols.gate._checkers._class_diagnostics import class_findings, unmodelled
+from spec_protocols.gate._checkers._said import MEMBER_HEADER, indented, plain, summary
+from spec_protocols.gate._checkers._said import reasons as said_reasons
 from spec_protocols.gate._findings import Finding, Got, Wrong, message
-from spec_protocols.gate._harness import SITE_FUNCTION, Harness, LineKind, LineTag, SiteShadow
+from spec_protocols.gate._harness import SITE_FUNCTION, ClassRegions, Harness, LineKind, LineTag, SiteShadow
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Problem, Verdict
 from spec_protocols.gate._roles import policy_for
 
@@ -37,6 +41,9 @@ class Diagnostic:
     code: str | None = None
     #: For a diagnostic in a shadow module: (site number, is the canary).
     site: tuple[int, bool] | None = None
+    #: For a diagnostic in the plugin's own source (a module that defines a
+    #: checked class): that file, resolved; ``line`` is its line there.
+    file: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,19 +54,6 @@ class Judgement:
     verdict: Verdict
     findings: tuple[Finding, ...] = ()
     notes: tuple[Finding, ...] = ()
-
-
-def _summary(message: str) -> str:
-    """A checker's message in one line: its innermost line.
-
-    pyright nests the reason under a headline that names the harness's own
-    types ("Type ... is not assignable to declared type "_SpecWorker__..."",
-    then, indented, "Missing keyword parameter "extra""); the innermost line
-    is the one that tells the reader what to fix. mypy's messages are one line.
-    """
-    # pyright ends a long explanation with a bare "..." line: skip it.
-    lines = [line.strip() for line in message.strip().splitlines() if line.strip() not in ("", "...")]
-    return lines[-1] if lines else message.strip()
 
 
 #: The error codes with which the checkers report instantiating an abstract class.
@@ -77,70 +71,8 @@ def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
     return lines or (diag.message.strip(),)
 
 
-# -- what the checker said -----------------------------------------------------
-#
-# The checkers' own headlines compare harness variables
-# ("_SpecWorker__forward_batch_generation",
-# "DraftWorkerFactory[InjectableDraftWorker]"), so they are never shown as
-# they are; what they say about the member itself is kept, stripped of the
-# harness's names.
-
-#: The names the harness generates, and what to call them instead.
-_HARNESS_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b_([A-Z]\w*?)__(\w+)\b"), r"\1.\2"),  # a member's callback protocol
-    (re.compile(rf"\b{SITE_FUNCTION}_\d+(?:_canary)?\b"), "build_draft_tp_worker"),
-    (re.compile(r"\b_m\d+\."), ""),  # a module alias
-)
-
-#: A checker's headline: "the value's type is not the variable's". Its
-#: source type is what the checker read; its target, a harness name.
-_HEADLINE = re.compile(
-    r'^(?:Type "(?P<pyright>.*)" is not assignable to (?:declared )?type ".*"'
-    r'|Incompatible types in assignment \(expression has type "(?P<mypy>.*)", variable has type ".*"\)'
-    r'|Argument (?:1 to ".*" has incompatible type "(?P<mypy_arg>.*)"; expected ".*"'
-    r'|of type "(?P<pyright_arg>.*)" cannot be assigned to parameter ".*" of type ".*" in function ".*"))$'
-)
-#: pyright's wrapper "X is incompatible with protocol P": its reasons are nested under it.
-_PROTOCOL_WRAPPER = re.compile(r'^".*" is incompatible with protocol ".*"$')
-#: pyright names a member of the protocol under the wrapper, then nests its reasons.
-_MEMBER_HEADER = re.compile(r'^"(?P<member>\w+)" (?P<what>is not present|is an incompatible type|is invariant.*|is not a .*)$')
-
 #: The error codes with which the checkers report a member that does not exist.
 _MISSING_CODES = frozenset({"attr-defined", "reportAttributeAccessIssue"})
-
-
-def _plain(text: str) -> str:
-    """``text`` without a name the harness made up."""
-    for pattern, replacement in _HARNESS_NAMES:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def _indented(message: str) -> list[tuple[int, str]]:
-    return [
-        (len(line) - len(line.lstrip()), line.strip())
-        for line in message.strip("\n").splitlines()
-        if line.strip() not in ("", "...")
-    ]
-
-
-def _reasons(lines: Sequence[tuple[int, str]], cls: str | None) -> list[str]:
-    """The checker's own reasons in ``lines`` (one diagnostic, indented as the
-    checker nests them): the shallowest lines below its headlines and
-    protocol wrappers, where pyright says what differs ("Missing keyword
-    parameter "on_publish"", "Extra parameter "x""); deeper lines only
-    restate them. Without any, what the checker read the member as."""
-    rest = [(i, t) for i, t in lines if not _HEADLINE.match(t) and not _PROTOCOL_WRAPPER.match(t)]
-    if rest:
-        top = min(i for i, _ in rest)
-        return list(dict.fromkeys(_plain(t) for i, t in rest if i == top))
-    for _, text in lines:
-        match = _HEADLINE.match(text)
-        read = next((g for g in match.groups() if g), None) if match else None
-        # "read as MyWorker" (or "type[MyWorker]") only repeats the class.
-        if read is not None and read not in (cls, f"type[{cls}]"):
-            return [f'read as "{_plain(read)}"']
-    return []
 
 
 def _missing(diag: Diagnostic) -> bool:
@@ -191,6 +123,7 @@ _BLIND = frozenset(
         Wrong.SITE_UNCHECKABLE,
         Wrong.SITE_NOT_IMPORTABLE,
         Wrong.SITE_ANY,
+        Wrong.UNMODELLED,
     }
 )
 
@@ -210,11 +143,18 @@ def _where(cls: DiscoveredClass | None, member: str | None) -> tuple[str | None,
 def _problem(finding: Finding, cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> Problem:
     """``finding`` as a problem: worded, and located at the member's own
     definition (or the class; ``at``: an injection site)."""
-    file, line = at if at is not None else _where(cls, None if finding.wrong in _AT_CLASS else finding.member)
+    file: str | None
+    line: int | None
+    if finding.wrong is Wrong.CLASS_DIAGNOSTIC and finding.detail is not None and finding.line is not None:
+        # The checker's own error, where it stands in the plugin's source.
+        file, line = finding.detail, finding.line
+    else:
+        file, line = at if at is not None else _where(cls, None if finding.wrong in _AT_CLASS else finding.member)
     text = message(finding)
     if finding.wrong in _PLAIN:
-        text = _plain(text)
-    return Problem(finding.checker, finding.member, text, file, line, unverified=finding.wrong in _BLIND)
+        text = plain(text)
+    blind = finding.wrong in _BLIND
+    return Problem(finding.checker, finding.member, text, file, line, unverified=blind, unmodelled=finding.wrong is Wrong.UNMODELLED)
 
 
 def _problems(findings: Sequence[Finding], cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> tuple[Problem, ...]:
@@ -266,8 +206,11 @@ def interpret(
     """
     by_line: dict[int, list[Diagnostic]] = {}
     by_site: dict[int, list[Diagnostic]] = {}
+    in_source: list[Diagnostic] = []
     for diag in diagnostics:
-        if diag.site is not None:
+        if diag.file is not None:
+            in_source.append(diag)
+        elif diag.site is not None:
             by_site.setdefault(diag.site[0], []).append(diag)
         else:
             by_line.setdefault(diag.line, []).append(diag)
@@ -276,12 +219,12 @@ def interpret(
         # An error outside every class's lines means the harness itself did
         # not check (an import of spec_protocols failed, say): nothing is verified.
         first = min(untagged, key=lambda d: d.line)
-        blind = Finding(Wrong.HARNESS_UNCHECKED, checker, line=first.line, detail=_summary(first.message))
+        blind = Finding(Wrong.HARNESS_UNCHECKED, checker, line=first.line, detail=summary(first.message))
         every = [*harness.checks, *(Check(s.target, _SITE_PROTOCOL) for s in (shadow.sites.values() if shadow else ()))]
         return CheckerOutcome(
             checker, {c: Verdict.UNVERIFIED for c in every}, {c: _problems([blind], None) for c in every}, seconds
         )
-    judged = _judge_classes(checker, harness, by_line)
+    judged = _judge_classes(checker, harness, by_line, in_source)
     if shadow is not None:
         judged.update(_judge_sites(checker, harness, shadow, by_line, by_site))
     verdicts = {check: j.verdict for check, (j, _, _) in judged.items()}
@@ -294,8 +237,11 @@ def interpret(
 _Located = tuple[Judgement, DiscoveredClass | None, tuple[str, int] | None]
 
 
-def _judge_classes(checker: str, harness: Harness, by_line: Mapping[int, Sequence[Diagnostic]]) -> dict[Check, _Located]:
-    """Every class's checks, each class from its own lines."""
+def _judge_classes(
+    checker: str, harness: Harness, by_line: Mapping[int, Sequence[Diagnostic]], in_source: Sequence[Diagnostic] = ()
+) -> dict[Check, _Located]:
+    """Every class's checks, each class from its own lines: those of the
+    harness, and its own in the plugin's source (``in_source``)."""
     tags_by_target: dict[str, list[tuple[int, LineTag]]] = {}
     for line, tag in sorted(harness.tags.items()):
         tags_by_target.setdefault(tag.target, []).append((line, tag))
@@ -304,9 +250,19 @@ def _judge_classes(checker: str, harness: Harness, by_line: Mapping[int, Sequenc
         if all(t.kind is LineKind.SITE for _, t in tagged):
             continue
         cls = harness.classes.get(target)
-        for check, judgement in judge_class(checker, tagged, by_line, target in harness.may_be_abstract, cls).items():
-            judged[check] = (judgement, cls, None)
+        regions = harness.regions.get(target)
+        own, counted = class_findings(checker, regions, in_source)
+        judgements = judge_class(checker, tagged, by_line, target in harness.may_be_abstract, cls, regions)
+        for check, judgement in judgements.items():
+            judged[check] = (with_class_findings(judgement, own, counted), cls, None)
     return judged
+
+
+def with_class_findings(judgement: Judgement, own: Sequence[Finding], counted: Sequence[Finding]) -> Judgement:
+    """A check's judgement with what the checker says at the class's own lines
+    (each a problem: the check fails) and its count of the rest (a note)."""
+    verdict = Verdict.FAIL if own else judgement.verdict
+    return Judgement(verdict, (*own, *judgement.findings), (*judgement.notes, *counted))
 
 
 def _judge_sites(
@@ -333,8 +289,11 @@ def judge_class(
     by_line: Mapping[int, Sequence[Diagnostic]],
     may_be_abstract: bool,
     cls: DiscoveredClass | None = None,
+    regions: ClassRegions | None = None,
 ) -> dict[Check, Judgement]:
-    """A class's checks, from the diagnostics on its own lines (``tagged``)."""
+    """A class's checks, from the diagnostics on its own lines (``tagged``);
+    ``regions``: what its source shows no checker models (see
+    :func:`~spec_protocols.gate._checkers._class_diagnostics.unmodelled`)."""
     checks = sorted({t.check for _, t in tagged if t.check is not None})
 
     def errors(kind: LineKind) -> list[tuple[int, Diagnostic]]:
@@ -344,7 +303,7 @@ def judge_class(
     if import_errors or not errors(LineKind.CANARY_CLASS):
         if import_errors:
             line, first = import_errors[0]
-            blind = Finding(Wrong.NOT_IMPORTABLE, checker, line=line, detail=_summary(first.message))
+            blind = Finding(Wrong.NOT_IMPORTABLE, checker, line=line, detail=summary(first.message))
         else:
             blind = Finding(Wrong.CLASS_ANY, checker)
         return {check: Judgement(Verdict.UNVERIFIED, (blind,)) for check in checks}
@@ -352,7 +311,7 @@ def judge_class(
     has_getattr = not errors(LineKind.CANARY_INSTANCE)
     judged: dict[Check, Judgement] = {}
     for check in checks:
-        judge = _CheckJudge(checker, check, cls, has_getattr)
+        judge = _CheckJudge(checker, check, cls, has_getattr, regions)
         judge.read_all([(line, t) for line, t in tagged if t.check == check], by_line, may_be_abstract)
         judged[check] = judge.judgement()
     return judged
@@ -369,8 +328,11 @@ _WRONG_OF_LINE: Mapping[LineKind, Wrong] = {
 class _CheckJudge:
     """The findings of one check, read line by line; :meth:`judgement` decides."""
 
-    def __init__(self, checker: str, check: Check, cls: DiscoveredClass | None, has_getattr: bool) -> None:
+    def __init__(
+        self, checker: str, check: Check, cls: DiscoveredClass | None, has_getattr: bool, regions: ClassRegions | None = None
+    ) -> None:
         self.checker = checker
+        self.regions = regions
         self.check = check
         self.cls = cls
         self.has_getattr = has_getattr
@@ -429,7 +391,7 @@ class _CheckJudge:
         elif kind is LineKind.PROTOCOL:
             self.whole.extend(self.protocol_findings(line, diag))
         elif kind is LineKind.NEEDS:
-            reasons = _reasons(_indented(diag.message), None) or [_summary(diag.message)]
+            reasons = said_reasons(indented(diag.message), None) or [summary(diag.message)]
             self.found.append(Finding(Wrong.NEED, self.checker, tag.member, line, tuple(reasons), detail=tag.need))
         else:
             (self.factory if kind is LineKind.FACTORY else self.found).append(self.member_finding(line, tag, diag))
@@ -450,7 +412,7 @@ class _CheckJudge:
         member = tag.member or ""
         if _missing(diag):
             return Finding(Wrong.MISSING, self.checker, member, line, expected=tag.expected, subject=self.short)
-        reasons = tuple(_reasons(_indented(diag.message), self.short))
+        reasons = tuple(said_reasons(indented(diag.message), self.short))
         wrong = _WRONG_OF_LINE.get(tag.kind, Wrong.MISMATCH)
         return Finding(wrong, self.checker, member, line, reasons, tag.expected, _got(self.cls, member), self.short)
 
@@ -458,10 +420,10 @@ class _CheckJudge:
         """The whole-protocol line, kept when no member line said anything: the
         members pyright names under it, each with its own reasons; or one
         finding about the class when the checker names none (mypy)."""
-        lines = _indented(diag.message)
+        lines = indented(diag.message)
         found: list[Finding] = []
         for n, (indent, text) in enumerate(lines):
-            header = _MEMBER_HEADER.match(text)
+            header = MEMBER_HEADER.match(text)
             if header is None:
                 continue
             member = header.group("member")
@@ -474,7 +436,7 @@ class _CheckJudge:
             if header.group("what") == "is not present":
                 found.append(Finding(Wrong.MISSING, self.checker, member, line, expected=expected, subject=self.short))
             else:
-                reasons = tuple(_reasons(nested, self.short))
+                reasons = tuple(said_reasons(nested, self.short))
                 found.append(Finding(Wrong.MISMATCH, self.checker, member, line, reasons, expected, _got(self.cls, member), self.short))
         return found or [Finding(Wrong.PROTOCOL, self.checker, None, line, detail=self.check.protocol)]
 
@@ -491,7 +453,7 @@ class _CheckJudge:
         """
         if not self.constructor:
             return list(self.factory)
-        reasons = [r for _, d in self.constructor for r in (_reasons(_indented(d.message), None) or [_summary(d.message)])]
+        reasons = [r for _, d in self.constructor for r in (said_reasons(indented(d.message), None) or [summary(d.message)])]
         line = self.constructor[0][0]
         return [
             Finding(
@@ -517,13 +479,16 @@ class _CheckJudge:
         return blind
 
     def judgement(self) -> Judgement:
-        found = [*self.found, *self.construction_findings()]
-        blind = self.blind_members({f.member for f in found})
         # The whole-protocol line repeats what the member lines say; keep it
         # only when it is the sole evidence (it then names no member).
-        result = found or self.whole
-        verdict = Verdict.FAIL if result else Verdict.UNVERIFIED if blind else Verdict.PASS
-        return Judgement(verdict, (*result, *blind), tuple(self.notes))
+        found = [*self.found, *self.construction_findings()] or self.whole
+        # What comes from a construct the checker cannot model is a blind spot.
+        found = unmodelled(found, self.cls, self.regions)
+        failing = [f for f in found if f.wrong is not Wrong.UNMODELLED]
+        gaps = [f for f in found if f.wrong is Wrong.UNMODELLED]
+        blind = unmodelled(self.blind_members({f.member for f in found}), self.cls, self.regions)
+        verdict = Verdict.FAIL if failing else Verdict.UNVERIFIED if gaps or blind else Verdict.PASS
+        return Judgement(verdict, (*failing, *gaps, *blind), tuple(self.notes))
 
 
 #: What a site's call builds, as the checkers name it when it is no DraftWorker.
@@ -541,13 +506,13 @@ def _site_findings(checker: str, site: InjectionSite, diagnostics: Sequence[Diag
     call: list[str] = []
     for diag in diagnostics:
         builds = _SITE_BUILDS.search(diag.message)
-        reasons = _reasons(_indented(diag.message), None)
+        reasons = said_reasons(indented(diag.message), None)
         if builds is not None and SITE_FUNCTION in diag.message:
             # "read as X" repeats what it builds.
             kept = tuple(r for r in reasons if not r.startswith("read as"))
             found.append(Finding(Wrong.SITE_BUILDS, checker, "__call__", diag.line, kept, subject=site.text, detail=builds.group("built")))
         else:
-            call += reasons or [_summary(diag.message)]
+            call += reasons or [summary(diag.message)]
     if call:
         found.insert(0, Finding(Wrong.SITE_CALL, checker, "__call__", reasons=tuple(dict.fromkeys(call)), subject=site.text))
     return found
@@ -565,7 +530,7 @@ def judge_site(
         why = Finding(Wrong.SITE_UNCHECKABLE, checker, subject=site.text, detail=shadow.unverifiable[site.target])
         return Judgement(Verdict.UNVERIFIED, (why,))
     if import_errors:
-        why = Finding(Wrong.SITE_NOT_IMPORTABLE, checker, subject=site.text, detail=_summary(import_errors[0].message))
+        why = Finding(Wrong.SITE_NOT_IMPORTABLE, checker, subject=site.text, detail=summary(import_errors[0].message))
         return Judgement(Verdict.UNVERIFIED, (why,))
     failures = [d for d in diagnostics if d.site is not None and not d.site[1]]
     if failures:

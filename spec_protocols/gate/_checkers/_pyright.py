@@ -106,6 +106,11 @@ def _config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
     # and checked (pyright reports diagnostics only for included files,
     # and takes only paths relative to its configuration file there).
     checked = [os.path.relpath(f, static.workdir) for _, f in sorted(shadow.files.items())] if shadow else []
+    # The plugin's modules that define checked classes (their shadows, where
+    # they hold a site): what pyright says at a checked class's own lines is
+    # its verdict (see _static.class_diagnostics).
+    shadowed = set(shadow.files) if shadow else set[str]()
+    checked += [os.path.relpath(f, static.workdir) for m, f in static.class_files.items() if m not in shadowed]
     config: dict[str, object] = {
         "include": [static.harness_file.name, *checked],
         "venvPath": str(view.parent),

@@ -53,6 +53,16 @@ class Wrong(enum.Enum):
     SITE_CALL = "site_call"
     #: What an injection site builds is Any to the checker.
     SITE_ANY = "site_any"
+    #: The checker's own error at the class's own lines (its statement, its
+    #: members' definitions, its constructor): the class's problem, at that line.
+    CLASS_DIAGNOSTIC = "class_diagnostic"
+    #: A note: how many errors the checker reports inside the class's other
+    #: member bodies (the author's own type-check, not a verdict).
+    BODY_DIAGNOSTICS = "body_diagnostics"
+    #: A construct the checker cannot model (attrs' generated ``__init__``, a
+    #: ``functools.cached_property``, a member only ``__getattr__`` gives an
+    #: instance): its column is unverified, and another checker's pass decides.
+    UNMODELLED = "unmodelled"
 
 
 @dataclass(frozen=True, slots=True)

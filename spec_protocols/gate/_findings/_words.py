@@ -90,6 +90,28 @@ def _draft_worker_any(f: Finding) -> str:
     )
 
 
+def _class_diagnostic(f: Finding) -> str:
+    """The checker's own words at the class's own line, with its code."""
+    code = f" [{f.expected}]" if f.expected else ""
+    where = f"{f.member}" if f.member else "the class statement"
+    return f"{f.checker} reports at {where} (line {f.line}): {'; '.join(f.reasons)}{code}"
+
+
+def _body_diagnostics(f: Finding) -> str:
+    count = int(f.detail or 0)
+    errors = "error" if count == 1 else "errors"
+    return (
+        f"{f.checker} reports {count} {errors} inside this class's method bodies: "
+        "the author's own type-check, not a verdict"
+    )
+
+
+def _unmodelled(f: Finding) -> str:
+    lead = f"{f.checker} cannot check {f.member}" if f.member else f"{f.checker} cannot check this class"
+    said = f" (it says: {'; '.join(f.reasons)})" if f.reasons else ""
+    return f"{lead}: {f.detail}{said}; another checker decides"
+
+
 _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
     Wrong.HARNESS_UNCHECKED: lambda f: f"{f.checker} could not check the harness (line {f.line}: {f.detail})",
     Wrong.NOT_IMPORTABLE: lambda f: f"{f.checker} could not import it: {f.detail}",
@@ -124,6 +146,9 @@ _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
         f'draft_worker_cls={f.subject} builds "{f.detail}", which is not a DraftWorker', f.reasons, None, None
     ),
     Wrong.SITE_CALL: lambda f: compose(f"build_draft_tp_worker's call of draft_worker_cls={f.subject} fails", f.reasons, None, None),
+    Wrong.CLASS_DIAGNOSTIC: _class_diagnostic,
+    Wrong.BODY_DIAGNOSTICS: _body_diagnostics,
+    Wrong.UNMODELLED: _unmodelled,
     Wrong.SITE_ANY: lambda f: (
         f"{f.checker} sees {f.subject} (or what it builds) as Any, so what it builds cannot be verified; "
         "annotate it, e.g. as DraftWorkerFactory[YourDraftWorker]"

@@ -4,6 +4,8 @@
 ``_protocol_source``  the protocols' own text as harness source (callback
                       protocols, signatures as a release calls them, construction calls)
 ``_sites``            shadow copies of the modules that hold injection sites
+``_regions``          a checked class's own lines in its source, and the
+                      constructs in it no checker models
 ``_environment``      where the static checkers look: the stub overlay, the
                       static view of site-packages, the cache
 
@@ -32,6 +34,7 @@ from spec_protocols.gate._harness._environment import (
     stub_source,
 )
 from spec_protocols.gate._harness._lines import Harness, LineKind, LineTag, build_harness
+from spec_protocols.gate._harness._regions import CONSTRUCTORS, ClassRegions, class_regions
 from spec_protocols.gate._harness._sites import SITE_FUNCTION, SiteShadow, build_shadow, is_canary
 from spec_protocols.gate._model import Discovery
 from spec_protocols.gate._paths import cache_dir, search_path
@@ -39,7 +42,9 @@ from spec_protocols.gate._source import find_module_file
 from spec_protocols.gate._roles import Construction
 
 __all__ = [
+    "CONSTRUCTORS",
     "SITE_FUNCTION",
+    "ClassRegions",
     "CheckInput",
     "Harness",
     "LineKind",
@@ -47,6 +52,8 @@ __all__ = [
     "SiteShadow",
     "StaticInput",
     "build_harness",
+    "class_modules",
+    "class_regions",
     "is_canary",
     "library_root",
     "mypy_view",
@@ -74,6 +81,29 @@ class StaticInput:
     #: (see :func:`~spec_protocols.gate._harness._environment.installed_packages`):
     #: each checker's view links them.
     installed: Mapping[str, Path] = field(default_factory=dict[str, Path])
+    #: The plugin's own modules that define a checked class or one of its
+    #: members (module name -> file; none of sglang's): the checkers report on
+    #: them, so that what they say about a checked class counts
+    #: (:func:`class_modules`).
+    class_files: Mapping[str, Path] = field(default_factory=dict[str, Path])
+
+
+def class_modules(found: Discovery) -> dict[str, Path]:
+    """The modules, outside sglang, that define a checked class or a member a
+    lookup on one finds: what the checkers report on besides the harness.
+
+    sglang's own modules are the reference the plugin is checked against,
+    not its subject: what a checker says inside them is never a verdict.
+    """
+    by_file = {file.resolve(): name for name, file in found.source_modules.items()}
+    wanted: dict[str, Path] = {}
+    for cls in found.classes:
+        files = [cls.file, *(m.file for m in cls.members)]
+        for file in files:
+            name = by_file.get(file.resolve())
+            if name is not None and name.partition(".")[0] not in ("sglang", "spec_protocols"):
+                wanted[name] = found.source_modules[name]
+    return dict(sorted(wanted.items()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +159,14 @@ def prepare(
         harness_file = workdir / f"{harness.module_name}.py"
         harness_file.write_text(harness.text, encoding="utf-8")
         static_input = StaticInput(
-            harness, harness_file, workdir, overlay, stubbed, shadow, installed_packages(found.source_modules)
+            harness,
+            harness_file,
+            workdir,
+            overlay,
+            stubbed,
+            shadow,
+            installed_packages(found.source_modules),
+            class_modules(found),
         )
         yield CheckInput(found, timeout, static_input, terms, sglang_root)
     finally:

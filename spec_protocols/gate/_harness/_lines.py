@@ -77,6 +77,7 @@ from spec_protocols.gate._harness._protocol_source import (
     keyword_parameters,
     protocol_members,
 )
+from spec_protocols.gate._harness._regions import ClassRegions, class_regions
 from spec_protocols.gate._model import Check, DiscoveredClass, ProtocolName
 from spec_protocols.gate._roles import Construction, RolePolicy, policy, policy_for, role_policies
 from spec_protocols.gate._signatures import describe_function
@@ -140,6 +141,9 @@ class Harness:
     #: The classes checked, by dotted path: where each member is defined and
     #: what it is (the "got" half of a problem, and its file and line).
     classes: Mapping[str, DiscoveredClass] = field(default_factory=dict[str, DiscoveredClass])
+    #: Each class's own lines in its source (by dotted path): where what the
+    #: checkers report is its problem (see :mod:`spec_protocols.gate._harness._regions`).
+    regions: Mapping[str, ClassRegions] = field(default_factory=dict[str, ClassRegions])
 
 
 #: The canaries' types. Nothing real is a ``_Canary``, returns a
@@ -204,7 +208,8 @@ def build_harness(
     shifted = {n + len(head): t for n, t in out.tags.items()}
     may_be_abstract = frozenset(c.dotted for c in classes if c.may_be_abstract)
     by_target = {c.dotted: c for c in classes}
-    return Harness(module_name, text, shifted, tuple(sorted(set(out.checks))), may_be_abstract, by_target)
+    regions = class_regions(classes)
+    return Harness(module_name, text, shifted, tuple(sorted(set(out.checks))), may_be_abstract, by_target, regions)
 
 
 def _definitions(classes: Sequence[DiscoveredClass], terms: ReleaseTerms) -> dict[str, dict[str, ProtocolMember]]:

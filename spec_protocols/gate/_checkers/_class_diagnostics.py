@@ -1,0 +1,154 @@
+"""What a checker reports in the plugin's own source, and what no checker models.
+
+Two readings the verdict core (:mod:`~spec_protocols.gate._checkers._interpret`)
+applies to every class after reading the harness:
+
+* :func:`class_findings`: the checker's own errors at the class's own lines
+  (its statement and decorators, its members' definitions, its class-level
+  statements, the whole of its constructor; see
+  :mod:`spec_protocols.gate._harness._regions`) are the class's problems, at
+  those lines. Errors inside its other member bodies are counted in a note.
+  Never the class's: an import (a third-party module the plugin uses, seen or
+  not), a comparison with a base's declaration (an override that is not the
+  base's signature: what sglang calls is judged by the protocol, member by
+  member, on the harness), and a missing annotation (typing hygiene).
+* :func:`unmodelled`: a finding that comes from a construct the checker cannot
+  model, recognized from the source: attrs' generated ``__init__``, a
+  ``functools.cached_property`` or ``functools.partialmethod`` read as its
+  descriptor, a member a
+  ``__getattr__`` gives an instance. Such a finding is a blind spot, never a
+  failure, and the gate passes the check when another checker passes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from typing_extensions import Protocol
+
+from spec_protocols.gate._findings import Finding, Wrong
+from spec_protocols.gate._harness import ClassRegions
+from spec_protocols.gate._model import DiscoveredClass
+
+__all__ = ["class_findings", "unmodelled"]
+
+class Diagnostic(Protocol):
+    """What is read of a checker's diagnostic here (the verdict core's ``Diagnostic``)."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def code(self) -> str | None: ...
+    @property
+    def file(self) -> Path | None: ...
+
+
+#: The checkers' codes for an import they could not resolve.
+_IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped", "reportMissingImports", "reportMissingModuleSource"})
+_IMPORT_WORDS = re.compile(
+    r'Cannot find implementation or library stub|could not be resolved|is unknown import symbol|^Module ".*" has no attribute'
+)
+#: The checkers' codes for an override compared with a base's declaration.
+_OVERRIDE_CODES = frozenset({"override", "reportIncompatibleMethodOverride", "reportIncompatibleVariableOverride"})
+_OVERRIDE_WORDS = re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name")
+#: Assigning a value to a name whose declared type is a base's.
+_ASSIGNMENT_CODES = frozenset({"assignment", "reportAssignmentType"})
+#: Typing hygiene, not a problem of what sglang does with the class.
+_HYGIENE_CODES = frozenset({"var-annotated", "annotation-unchecked"})
+
+
+def _counts(diag: Diagnostic, regions: ClassRegions) -> bool:
+    """Whether a diagnostic in the class's lines is the class's at all."""
+    assert diag.file is not None
+    if diag.code in _IMPORT_CODES or _IMPORT_WORDS.search(diag.message):
+        return False
+    if diag.code in _OVERRIDE_CODES or _OVERRIDE_WORDS.search(diag.message):
+        return False
+    if diag.code in _HYGIENE_CODES:
+        return False
+    return not (diag.code in _ASSIGNMENT_CODES and regions.assigns_inherited(diag.file, diag.line))
+
+
+def _lines_of(message: str) -> tuple[str, ...]:
+    lines = tuple(line.strip() for line in message.strip().splitlines() if line.strip() not in ("", "..."))
+    return lines or (message.strip(),)
+
+
+def class_findings(
+    checker: str, regions: ClassRegions | None, diagnostics: Sequence[Diagnostic]
+) -> tuple[list[Finding], list[Finding]]:
+    """The findings at the class's own lines, and the note counting the
+    errors inside its other member bodies (none: an empty list)."""
+    if regions is None:
+        return [], []
+    found: list[Finding] = []
+    in_bodies = 0
+    for diag in diagnostics:
+        if diag.file is None:
+            continue
+        place = regions.place(diag.file, diag.line)
+        if place is None or not _counts(diag, regions):
+            continue
+        kind, member = place
+        if kind == "body":
+            in_bodies += 1
+            continue
+        found.append(
+            Finding(
+                Wrong.CLASS_DIAGNOSTIC,
+                checker,
+                member,
+                diag.line,
+                _lines_of(diag.message),
+                expected=diag.code,
+                detail=str(diag.file),
+            )
+        )
+    notes = [Finding(Wrong.BODY_DIAGNOSTICS, checker, detail=str(in_bodies))] if in_bodies else []
+    return found, notes
+
+
+# -- what a checker cannot model ---------------------------------------------
+
+_ATTRS = "attrs generates its __init__ from the fields, and the checker is not given attrs here"
+_CACHED = "it is a functools.cached_property, which the checker reads as the descriptor, not as the value an instance gives"
+_PARTIAL = "it is a functools.partialmethod, which the checker reads as the descriptor, not as the method an instance binds"
+_GETATTR = "the class's __getattr__ gives it to an instance (sglang reads it on the instance), which the checker cannot follow"
+#: The findings about the class's construction.
+_CONSTRUCTION = frozenset({Wrong.CONSTRUCTOR, Wrong.FACTORY})
+#: A factory finding about what the class builds (not a keyword the call passes).
+_BUILDS_WORDS = re.compile(r"return type|incompatible with (?:type|protocol)")
+
+
+def _why(finding: Finding, cls: DiscoveredClass | None, regions: ClassRegions | None) -> str | None:
+    """Why ``finding`` is a construct the checker cannot model (None: it is not)."""
+    if regions is not None and regions.attrs and finding.wrong in _CONSTRUCTION:
+        return _ATTRS
+    member = finding.member
+    if regions is not None and member in regions.cached_properties and finding.wrong in (Wrong.TYPE, Wrong.MISMATCH):
+        if any("cached_property" in r for r in finding.reasons):
+            return _CACHED
+    if regions is not None and member in regions.partial_methods:
+        return _PARTIAL
+    if cls is None or cls.definition("__getattr__") is None:
+        return None
+    if finding.wrong is Wrong.MISSING and cls.definition(member) is None:
+        return _GETATTR
+    if finding.wrong is Wrong.FACTORY and any(_BUILDS_WORDS.search(r) for r in finding.reasons):
+        return _GETATTR
+    return None
+
+
+def unmodelled(findings: Sequence[Finding], cls: DiscoveredClass | None, regions: ClassRegions | None) -> list[Finding]:
+    """``findings``, each one that comes from a construct the checker cannot
+    model made an :attr:`Wrong.UNMODELLED` blind spot with its reason."""
+    out: list[Finding] = []
+    for finding in findings:
+        why = _why(finding, cls, regions)
+        out.append(finding if why is None else replace(finding, wrong=Wrong.UNMODELLED, detail=why))
+    return out
