@@ -106,6 +106,9 @@ def test_the_registration_flag_selects_the_synchronous_branch(release: str, cont
     assert terms.branches_for({"supports_overlap": False}) == {SYNCHRONOUS}
     assert terms.branches_for({}) == {SYNCHRONOUS}
     assert terms.branches_for({"supports_overlap": True}) == {OVERLAP, SYNCHRONOUS}
+    synchronous = terms.shapes_on(terms.branches_for({"supports_overlap": False}))
+    assert "pp_proxy_tensors" in (*synchronous["forward_batch_generation"].keywords, *synchronous["forward_batch_generation"].optional_keywords)
+    assert terms.shapes_on(frozenset({OVERLAP, SYNCHRONOUS})) == {}
 
 
 def test_the_stored_contract_keeps_hooks_and_branches(contract_of: Callable[[str], Contract]) -> None:

@@ -241,6 +241,16 @@ class ReleaseTerms:
             return frozenset({SYNCHRONOUS})
         return frozenset({OVERLAP, SYNCHRONOUS})
 
+    def shapes_on(self, branches: frozenset[str]) -> Mapping[str, CallShape]:
+        """SpecWorker member -> how the scheduler calls it when only ``branches``
+        run (:meth:`branches_for`): a single branch's :attr:`branch_shapes`;
+        empty for both branches (the protocols' signatures, which take every
+        call of both, stand)."""
+        if len(branches) != 1:
+            return {}
+        (branch,) = branches
+        return self.branch_shapes.get(branch, {})
+
     def checked(self, protocol: str) -> tuple[str, ...]:
         """The members of ``protocol`` checked (every member of a protocol the contract does not narrow)."""
         found = self.members.get(protocol)
