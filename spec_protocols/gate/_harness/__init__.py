@@ -93,7 +93,8 @@ def class_modules(found: Discovery) -> dict[str, Path]:
     lookup on one finds: what the checkers report on besides the harness.
 
     sglang's own modules are the reference the plugin is checked against,
-    not its subject: what a checker says inside them is never a verdict.
+    and this package's are the checking itself: neither is the subject, and
+    what a checker says inside them is never a verdict.
     """
     by_file = {file.resolve(): name for name, file in found.source_modules.items()}
     wanted: dict[str, Path] = {}
