@@ -244,3 +244,17 @@ def test_a_shadow_line_maps_back_to_the_original() -> None:
     assert origin[1] == 0 and lines[1].startswith("import helper")
     # The site's two lines are one; the line after it is the original's 7.
     assert lines[origin.index(7)].strip() == "return 2"
+
+
+def test_an_attribute_another_class_lacks_is_only_counted(source: Path) -> None:
+    """sglang's classes are read through stubs that may not list every
+    attribute: that one of them lacks a member is no verdict on the class."""
+    regions = class_regions([_cls(source)])["plug.Worker"]
+    diagnostics = [
+        _diag(source, INIT_BODY, '"ModelRunner" has no attribute "attn_backend"', "attr-defined"),
+        _diag(source, INIT_BODY, 'Cannot access attribute "attn_backend" for class "ModelRunner"', "reportAttributeAccessIssue"),
+        _diag(source, INIT_BODY, '"Worker" has no attribute "draft_runner"', "attr-defined"),
+    ]
+    found, notes = class_findings("mypy", regions, diagnostics, "Worker")
+    assert [f.reasons for f in found] == [('"Worker" has no attribute "draft_runner"',)]
+    assert [n.detail for n in notes] == ["2"]

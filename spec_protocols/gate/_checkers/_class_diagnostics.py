@@ -52,7 +52,10 @@ class Diagnostic(Protocol):
 _IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped", "reportMissingImports", "reportMissingModuleSource"})
 _IMPORT_WORDS = re.compile(
     r'Cannot find implementation or library stub|could not be resolved|is unknown import symbol|^Module ".*" has no attribute'
+    r'|is not a known attribute of module'
 )
+#: A member the checker does not find on some class, and that class.
+_NO_ATTRIBUTE = re.compile(r'^(?:Item )?"(?P<mypy>[\w.]+)"(?: of ".*")? has no attribute|Cannot access attribute ".*" for class "(?P<pyright>[\w.]+)\*?"')
 #: The checkers' codes for an override compared with a base's declaration.
 _OVERRIDE_CODES = frozenset({"override", "reportIncompatibleMethodOverride", "reportIncompatibleVariableOverride"})
 _OVERRIDE_WORDS = re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name")
@@ -79,11 +82,23 @@ def _lines_of(message: str) -> tuple[str, ...]:
     return lines or (message.strip(),)
 
 
+def _of_another_class(diag: Diagnostic, short: str | None) -> bool:
+    """Whether the diagnostic says another class (sglang's, read through
+    stubs that may not list every attribute) has no such member."""
+    found = _NO_ATTRIBUTE.search(diag.message)
+    if found is None:
+        return False
+    named = (found.group("mypy") or found.group("pyright") or "").rpartition(".")[2]
+    return named != short
+
+
 def class_findings(
-    checker: str, regions: ClassRegions | None, diagnostics: Sequence[Diagnostic]
+    checker: str, regions: ClassRegions | None, diagnostics: Sequence[Diagnostic], short: str | None = None
 ) -> tuple[list[Finding], list[Finding]]:
     """The findings at the class's own lines, and the note counting the
-    errors inside its other member bodies (none: an empty list)."""
+    errors inside its other member bodies (none: an empty list). ``short``:
+    the class's own name; an attribute another class lacks (sglang's, read
+    through stubs that may not list it) is counted in the note, not a finding."""
     if regions is None:
         return [], []
     found: list[Finding] = []
@@ -95,7 +110,7 @@ def class_findings(
         if place is None or not _counts(diag, regions):
             continue
         kind, member = place
-        if kind == "body":
+        if kind == "body" or _of_another_class(diag, short):
             in_bodies += 1
             continue
         found.append(

@@ -251,7 +251,7 @@ def _judge_classes(
             continue
         cls = harness.classes.get(target)
         regions = harness.regions.get(target)
-        own, counted = class_findings(checker, regions, in_source)
+        own, counted = class_findings(checker, regions, in_source, _short(cls))
         judgements = judge_class(checker, tagged, by_line, target in harness.may_be_abstract, cls, regions)
         for check, judgement in judgements.items():
             judged[check] = (with_class_findings(judgement, own, counted), cls, None)

@@ -101,8 +101,8 @@ def _body_diagnostics(f: Finding) -> str:
     count = int(f.detail or 0)
     errors = "error" if count == 1 else "errors"
     return (
-        f"{f.checker} reports {count} {errors} inside this class's method bodies: "
-        "the author's own type-check, not a verdict"
+        f"{f.checker} reports {count} {errors} inside this class's method bodies (or about an attribute "
+        "another class lacks): the author's own type-check, not a verdict"
     )
 
 
