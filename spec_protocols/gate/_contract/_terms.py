@@ -391,7 +391,8 @@ def hook_terms(hooks: tuple[Hook, ...]) -> dict[str, dict[str, HookTerm]]:
 def branch_shapes(contract: Contract, members: tuple[str, ...]) -> dict[str, dict[str, CallShape]]:
     """:attr:`ReleaseTerms.branch_shapes`: for each of ``members`` (the spec
     worker's checked members) that some required call makes on one branch
-    only, its shape on each branch (that branch's calls and those on both)."""
+    only, its shape on each branch (that branch's calls and those on both);
+    a member whose two shapes are the same is left out."""
     calls = [
         u
         for u in contract.spec_worker
@@ -405,7 +406,16 @@ def branch_shapes(contract: Contract, members: tuple[str, ...]) -> dict[str, dic
             if uses:
                 # No keyword exclusion: the branch's own keywords (pp_proxy_tensors) are the point.
                 found.setdefault(branch, {})[member] = _shape(uses, None, member)
-    return found
+    return _told_apart(found)
+
+
+def _told_apart(found: dict[str, dict[str, CallShape]]) -> dict[str, dict[str, CallShape]]:
+    """``found`` less the members called alike on both branches (0.5.10's
+    ``(batch)`` on each), which tell no branch apart."""
+    overlap, synchronous = found.get(OVERLAP, {}), found.get(SYNCHRONOUS, {})
+    alike = {m for m, shape in overlap.items() if synchronous.get(m) == shape}
+    kept = {branch: {m: s for m, s in by_member.items() if m not in alike} for branch, by_member in found.items()}
+    return {branch: by_member for branch, by_member in kept.items() if by_member}
 
 
 def release_terms(contract: Contract | None) -> ReleaseTerms:
