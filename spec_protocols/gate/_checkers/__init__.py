@@ -10,6 +10,9 @@ objects (:data:`DEFAULT_CHECKERS`, or :func:`checkers_named`, or fakes).
 
 ``_process``    running a checker, and its raw diagnostics
 ``_interpret``  reading the harness: diagnostics -> verdicts, for mypy and pyright alike
+``_said``       what a checker said, without the harness's own names
+``_class_diagnostics``  what a checker says at a checked class's own lines in the
+                plugin's source, and the constructs no checker models
 ``_static``     what mypy and pyright share: the harness required, their errors
                 read back onto the harness and the injection sites
 ``_mypy``       configuration and ``--output json``
