@@ -19,6 +19,14 @@ Discovery gives every class it picks one or more roles
 * whether it inherits ``BaseSpecWorker``'s defaults, whose needs of the draft
   worker, presence-only members and nominal hooks are checked with it.
 
+What a class's registrations (``DiscoveredClass.registrations``) add to its
+role: :func:`registered_terms` (the scheduler branch the registered algorithm
+takes and how that branch calls the worker, the capability protocols its
+``spec_class`` turns on, the keywords a ``functools.partial`` supplies to its
+constructor). A registered class is always built by the scheduler, so it is
+never excused for being abstract (discovery does not mark it
+``may_be_abstract``).
+
 The keywords of a construction call are the release's
 (:attr:`ReleaseTerms.constructor_keywords`, ``.draft_factory_keywords``), or,
 where the release has no such call, the factory protocol's own
@@ -31,16 +39,28 @@ its subprocess, before any target code runs.
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from typing_extensions import Protocol
 
 from spec_protocols._members import call_keywords
 from spec_protocols._protocols import PROTOCOL_NAMES
-from spec_protocols.gate._model import ClassRole, ProtocolName
+from spec_protocols.gate._model import ClassRole, ProtocolName, Registration
 
-__all__ = ["CAPABILITIES", "Construction", "ReleaseKeywords", "RolePolicy", "policy", "policy_for", "role_policies"]
+__all__ = [
+    "CAPABILITIES",
+    "Construction",
+    "RegisteredTerms",
+    "ReleaseBranches",
+    "ReleaseKeywords",
+    "RolePolicy",
+    "policy",
+    "policy_for",
+    "registered_terms",
+    "role_policies",
+]
 
 #: The capability protocols (``SupportsGrammarOverlap``, ...), in PROTOCOL_NAMES' order.
 CAPABILITIES: tuple[str, ...] = tuple(name for name in PROTOCOL_NAMES if name.startswith("Supports"))
@@ -172,3 +192,95 @@ def policy_for(protocol: str) -> RolePolicy:
 def role_policies() -> tuple[RolePolicy, ...]:
     """Every role's policy, in the order of :class:`ClassRole`."""
     return tuple(_POLICIES[role] for role in ClassRole)
+
+
+class ReleaseBranches(Protocol):
+    """What a release says of the scheduler's branches (a
+    :class:`~spec_protocols.gate._contract._terms.ReleaseTerms`): how each
+    calls the spec worker's members whose calls differ by branch, and which
+    branches a registration's keywords allow."""
+
+    @property
+    def branch_shapes(self) -> Mapping[str, Mapping[str, object]]: ...
+    @property
+    def overlap_flag(self) -> str | None: ...
+    def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredTerms:
+    """What a class's registrations hold it to, beyond its role's protocol."""
+
+    #: The scheduler branches the registered algorithm runs on; ``None``: no
+    #: registration was read (or the release has no branch flag), the
+    #: protocol's calls apply as pinned.
+    branches: frozenset[str] | None = None
+    #: Spec worker member -> each call the scheduler makes of it on those
+    #: branches (the release's call shapes, ``ReleaseTerms.branch_shapes``),
+    #: for the members whose calls differ by branch; held in place of the
+    #: protocol's signature. Empty with :attr:`branches` ``None``.
+    calls: Mapping[str, tuple[object, ...]] = field(default_factory=dict[str, tuple[object, ...]])
+    #: The capability protocols the registration's ``spec_class`` turns on
+    #: (``supports_grammar_overlap()`` -> ``SupportsGrammarOverlap``: the
+    #: scheduler's overlap call adds ``grammar_barrier=``, scheduler.py
+    #: run_batch): held on the overlap branch (the branch the flag enables).
+    capabilities: tuple[str, ...] = ()
+    #: Keywords a ``functools.partial`` returned by ``create_worker`` binds:
+    #: the scheduler's construction call supplies them too.
+    bound_keywords: tuple[str, ...] = ()
+
+
+def _predicate(capability: str) -> str:
+    """``SupportsGrammarOverlap`` -> ``supports_grammar_overlap``: the
+    algorithm predicate that turns a capability on."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", capability).lower()
+
+
+def registered_terms(registrations: Sequence[Registration], terms: ReleaseBranches) -> RegisteredTerms:
+    """What ``registrations`` (a class's) hold it to in the release ``terms`` describe.
+
+    The branch: ``CustomSpecAlgo.create_worker`` (``spec_registry.py``)
+    refuses overlap scheduling when the flag is false, so a registration
+    that writes it false (or leaves it at a false default) runs only the
+    branch ``terms.branches_for`` keeps; any other runs the branch the flag
+    enables, the one sglang's default configuration takes (overlap
+    scheduling on: ``Scheduler.enable_overlap = not
+    disable_overlap_schedule``, scheduler.py). A ``spec_class`` that
+    replaces ``create_worker`` without delegating skips the refusal: the
+    default configuration's branch again. A registration whose keywords are
+    unpacked from a mapping says nothing: every branch.
+    """
+    flag = terms.overlap_flag
+    if not registrations or flag is None or not terms.branch_shapes:
+        return RegisteredTerms(
+            capabilities=_capabilities(registrations), bound_keywords=_bound(registrations)
+        )
+    every = frozenset(terms.branch_shapes)
+    enabled = every - terms.branches_for({flag: False}) or every
+    branches: set[str] = set()
+    for registration in registrations:
+        if "**" in registration.dynamic:
+            branches |= every
+        elif registration.replaces_create_worker:
+            branches |= enabled
+        else:
+            allowed = terms.branches_for(registration.keywords())
+            branches |= allowed if allowed != every else enabled
+    calls: dict[str, list[object]] = {}
+    for branch in sorted(branches):
+        for member, shape in terms.branch_shapes.get(branch, {}).items():
+            if shape not in calls.setdefault(member, []):
+                calls[member].append(shape)
+    capabilities = _capabilities(registrations) if branches & enabled else ()
+    return RegisteredTerms(
+        frozenset(branches), {m: tuple(s) for m, s in calls.items()}, capabilities, _bound(registrations)
+    )
+
+
+def _capabilities(registrations: Sequence[Registration]) -> tuple[str, ...]:
+    predicates = {p for r in registrations for p in r.capabilities}
+    return tuple(c for c in CAPABILITIES if _predicate(c) in predicates)
+
+
+def _bound(registrations: Sequence[Registration]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(k for r in registrations for k in r.bound_keywords))

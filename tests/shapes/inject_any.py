@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 
 # expect: inject_any.AnyDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_any.AnyDraft DraftWorkerFactory pass runtime=pass mypy=pass pyright=pass
 class AnyDraft(TpModelWorker):
     """A pass-through draft worker."""
 

@@ -1,10 +1,10 @@
 """Injected through ``self.attr``, bad constructor: ``draft_worker_cls=self._draft_cls``.
 
-An attribute is not a class reference discovery can resolve, so the gate
-checks the expression where it stands: mypy and pyright type
-``self._draft_cls`` (``type[SelfAttrBadDraft]``) and compare its constructor
-with ``DraftWorkerFactory``. The runtime checker cannot evaluate an
-expression inside ``__init__`` without running it: ``skipped``.
+Discovery follows the attribute to what the class assigns it
+(``self._draft_cls = SelfAttrBadDraft`` in ``__init__``): every value is a
+class, so that class is what ``build_draft_tp_worker`` calls, and it is
+checked as an injected class by all three checkers (no site is left to judge
+in place).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 
 # expect: inject_self_attr_bad.SelfAttrBadDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_self_attr_bad.SelfAttrBadDraft DraftWorkerFactory fail runtime=fail mypy=fail pyright=fail
 class SelfAttrBadDraft(TpModelWorker):
     """A draft worker that only wants the server arguments."""
 
@@ -32,7 +33,7 @@ class SelfAttrBadDraft(TpModelWorker):
 
 
 # expect: inject_self_attr_bad.SelfAttrWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
-# expect: inject_self_attr_bad.SelfAttrWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
+# expect-absent: inject_self_attr_bad.SelfAttrWorker.__init__:draft_worker_cls
 class SelfAttrWorker(BaseSpecWorker):
     """Keeps its draft class on the instance, then injects it; runs the target model alone."""
 

@@ -11,6 +11,14 @@ A plain reference to a class the index resolves is that class (checked as a
 ``functools.partial``, a factory function, a lambda, a class defined in a
 function, a conditional expression) is an :class:`InjectionSite`, judged in
 place by the static checkers (:mod:`spec_protocols.gate._harness._sites`).
+
+``self.attr`` (or ``cls.attr``) in a method is followed to what the class
+assigns that attribute (:func:`attribute_classes`): a class attribute
+``draft_cls: type[TpModelWorker] = LegacyDraftWorker`` in the class, a base
+or a subclass, and ``self.draft_cls = X`` in any of their methods. A declared
+``type[Base]`` hides the value from the static checkers (``type[Sub]`` is
+assignable to it whatever ``Sub.__init__`` takes); the value is what
+``build_draft_tp_worker`` calls.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from spec_protocols.gate._discovery._source_index import ModuleSource, SourceInd
 from spec_protocols.gate._model import InjectionSite
 from spec_protocols.gate._source import dotted_name
 
-__all__ = ["INJECTION_NAME", "Injection", "classify_injection", "injections", "number_sites"]
+__all__ = ["INJECTION_NAME", "Injection", "attribute_classes", "classify_injection", "injections", "number_sites"]
 
 INJECTION_NAME = "draft_worker_cls"
 
@@ -167,3 +175,65 @@ def number_sites(sites: Sequence[InjectionSite]) -> list[InjectionSite]:
         seen[site.target] = count
         numbered.append(replace(site, target=f"{site.target}#{count}") if count > 1 else site)
     return numbered
+
+
+def attribute_classes(index: SourceIndex, injection: Injection) -> tuple[tuple[str, ...], bool]:
+    """For ``self.attr`` / ``cls.attr`` injected in a method of a class of the
+    module: the classes every assignment of ``attr`` on that class, its bases
+    and its subclasses in the module gives (class bodies and ``self.attr =``
+    in their methods), and whether every assignment named a class the index
+    resolves (``False`` also when none was found, or the value is no such
+    attribute)."""
+    value = injection.value
+    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id in ("self", "cls")):
+        return (), False
+    module = injection.module
+    parts = injection.scope.split(".")
+    owner = next((".".join(parts[:cut]) for cut in range(len(parts), 0, -1) if ".".join(parts[:cut]) in module.classes), None)
+    if owner is None:
+        return (), False
+    qualified = f"{module.name}.{owner}"
+    related = [qualified, *index.ancestry(qualified)]
+    related += [f"{module.name}.{q}" for q in module.classes if qualified in index.ancestry(f"{module.name}.{q}")]
+    found: list[str] = []
+    complete = True
+    seen_any = False
+    for name in related:
+        located = index.class_def(name)
+        if located is None:
+            continue
+        for assigned in _attribute_values(located[1].node, value.attr):
+            seen_any = True
+            dotted = dotted_name(assigned) if isinstance(assigned, ast.Name | ast.Attribute) else None
+            resolved = index.resolve(located[0], dotted) if dotted is not None else None
+            if resolved is not None and index.class_def(resolved) is not None:
+                found.append(resolved)
+            else:
+                complete = False
+    return tuple(dict.fromkeys(found)), complete and seen_any and bool(found)
+
+
+def _attribute_values(node: ast.ClassDef, attribute: str) -> Iterator[ast.expr]:
+    """Each value a class assigns ``attribute``: in its body (``x = V``,
+    ``x: T = V``) and as ``self.x = V`` in its methods. ``None`` is a
+    placeholder, not a value injected."""
+    for stmt in node.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == attribute for t in targets) and not _is_none(stmt.value):
+                yield stmt.value
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(stmt):
+                if isinstance(inner, ast.Assign) and not _is_none(inner.value):
+                    for target in inner.targets:
+                        if (
+                            isinstance(target, ast.Attribute)
+                            and target.attr == attribute
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                        ):
+                            yield inner.value
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None

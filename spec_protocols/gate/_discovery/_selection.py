@@ -8,9 +8,19 @@ source is read). A class is picked when
   ``spec_protocols.SpecWorkerBase``: checked against ``SpecWorker`` (and, when
   it is not an intentional base, its constructor against ``SpecWorkerFactory``);
 * it subclasses ``EagleDraftWorkerBase`` or ``TpModelWorker``: ``DraftWorker``;
-* a plain reference to it is injected as ``draft_worker_cls``:
+* it subclasses the ``SpecWorker`` or ``DraftWorker`` protocol itself
+  (``class W(spec_protocols.SpecWorker)``): a worker of that role, whose
+  members the protocol's stub bodies do not implement;
+* a registration hands it to the scheduler
+  (:mod:`spec_protocols.gate._discovery._registrations`): ``SpecWorker``,
+  whatever its bases, and it must be concrete;
+* a plain reference to it is injected as ``draft_worker_cls`` (or
+  ``self.attr``, where every value the class gives ``attr`` is one):
   ``DraftWorkerFactory`` (and ``DraftWorker``, since what the factory builds
-  must be one).
+  must be one). Where an injection cannot be followed, every
+  ``TpModelWorker`` subclass its module defines or imports may be what it
+  injects (a declared ``type[TpModelWorker]`` lets any of them through), so
+  each is held to the factory call too.
 
 Any other expression injected as ``draft_worker_cls`` (``self.attr``, a
 ``functools.partial``, a factory function, a lambda, a class defined in a
@@ -34,8 +44,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._discovery._injections import classify_injection, injections, number_sites
+from spec_protocols.gate._discovery._injections import attribute_classes, classify_injection, injections, number_sites
 from spec_protocols.gate._discovery._members import member_definitions
+from spec_protocols.gate._discovery._registrations import registrations
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, SourceReads
 from spec_protocols.gate._model import (
     ClassRole,
@@ -43,20 +54,37 @@ from spec_protocols.gate._model import (
     Discovery,
     GateError,
     InjectionSite,
+    ProtocolName,
+    Registration,
     ResolvedTarget,
 )
 from spec_protocols.gate._paths import in_installation, search_path
 from spec_protocols.gate._source import absolute_module, dotted_name, statements
 
-__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "discover"]
+__all__ = ["DRAFT_ROOTS", "PROTOCOL_ROOTS", "SPEC_ROOTS", "discover"]
 
+
+def _protocol_classes(name: ProtocolName) -> frozenset[str]:
+    """A protocol class of this package, where it is defined and as it is
+    exported (the name the index ends on when it cannot read the package)."""
+    return frozenset({f"spec_protocols._protocols.{name}", f"spec_protocols.{name}"})
+
+
+#: The protocol classes whose explicit subclasses are workers of their role.
+#: Their members' bodies are stubs (``...``): what a subclass inherits from
+#: them is no implementation (mypy and pyright call such a class abstract).
+PROTOCOL_ROOTS: frozenset[str] = (
+    _protocol_classes(ProtocolName.SPEC_WORKER)
+    | _protocol_classes(ProtocolName.DRAFT_WORKER)
+    | _protocol_classes(ProtocolName.INJECTABLE_DRAFT_WORKER)
+)
 #: Fully qualified names of the classes whose subclasses are spec workers.
 SPEC_ROOTS: frozenset[str] = frozenset(
     {
         "sglang.srt.speculative.base_spec_worker.BaseSpecWorker",
         "spec_protocols._base.SpecWorkerBase",
     }
-)
+) | _protocol_classes(ProtocolName.SPEC_WORKER)
 #: ... and draft workers. The roots themselves are bases, not workers, except
 #: TpModelWorker, which sglang uses as a draft worker as it is (DFlash, DSpark);
 #: it is picked up where it is injected (build_draft_tp_worker's default).
@@ -65,7 +93,10 @@ DRAFT_ROOTS: frozenset[str] = frozenset(
         "sglang.srt.speculative.base_spec_worker.EagleDraftWorkerBase",
         "sglang.srt.managers.tp_worker.TpModelWorker",
     }
-)
+) | _protocol_classes(ProtocolName.DRAFT_WORKER) | _protocol_classes(ProtocolName.INJECTABLE_DRAFT_WORKER)
+#: The draft root whose subclasses ``build_draft_tp_worker`` can be given
+#: (its ``draft_worker_cls: type[TpModelWorker]``).
+_INJECTABLE_ROOT = "sglang.srt.managers.tp_worker.TpModelWorker"
 _ROOTS = SPEC_ROOTS | DRAFT_ROOTS
 _ABSTRACT_DECORATORS = frozenset(
     {"abc.abstractmethod", "abc.abstractproperty", "abc.abstractclassmethod", "abc.abstractstaticmethod"}
@@ -84,6 +115,8 @@ class _Picks:
     injected_at: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
     sites: list[InjectionSite] = field(default_factory=list[InjectionSite])
     notes: list[str] = field(default_factory=list[str])
+    #: Qualified class name -> the registrations that hand it to the scheduler.
+    registered: dict[str, list[Registration]] = field(default_factory=dict[str, list[Registration]])
 
     def add(self, qualified: str, *roles: ClassRole) -> None:
         self.roles.setdefault(qualified, set()).update(roles)
@@ -121,6 +154,8 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         _pick_classes(index, module, wanted, picks)
         picks.notes.extend(_unreachable_notes(module))
         _pick_injections(index, module, picks)
+        _pick_registrations(index, module, target_modules, picks)
+    _hold_injectable(index, picks)
     _require_named_classes(wanted, target_modules)
     if wanted and len(wanted) == len(targets):
         # With only module:Class targets, report just those classes.
@@ -137,7 +172,8 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         specs = ", ".join(t.spec for t in targets)
         raise GateError(
             f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
-            "EagleDraftWorkerBase or TpModelWorker, and no draft_worker_cls injection"
+            "EagleDraftWorkerBase, TpModelWorker or the SpecWorker/DraftWorker protocols, no class "
+            "registered with SpeculativeAlgorithm.register, and no draft_worker_cls injection"
         )
     return _discovery(roots, index, classes, source_modules, sites, notes)
 
@@ -222,11 +258,55 @@ def _pick_injections(index: SourceIndex, module: ModuleSource, picks: _Picks) ->
     """The classes ``module`` injects as ``draft_worker_cls``, and the sites of every other injection."""
     for injection in injections(module):
         site_or_class = classify_injection(index, injection)
-        if isinstance(site_or_class, str):
-            picks.add(site_or_class, ClassRole.INJECTED, ClassRole.DRAFT_WORKER)
-            picks.injected_at.setdefault(site_or_class, []).append(f"{module.file}:{injection.value.lineno}")
-        elif site_or_class is not None:
+        followed, complete = attribute_classes(index, injection)
+        for qualified in (site_or_class,) if isinstance(site_or_class, str) else followed:
+            picks.add(qualified, ClassRole.INJECTED, ClassRole.DRAFT_WORKER)
+            picks.injected_at.setdefault(qualified, []).append(f"{module.file}:{injection.value.lineno}")
+        if isinstance(site_or_class, InjectionSite) and not complete:
             picks.sites.append(site_or_class)
+
+
+def _pick_registrations(
+    index: SourceIndex, module: ModuleSource, target_modules: Mapping[str, ModuleSource], picks: _Picks
+) -> None:
+    """The classes ``module``'s registrations hand the scheduler, defined in
+    the targets: spec workers, whatever their bases (the scheduler builds
+    them and drives them as one)."""
+    for registered in registrations(index, module):
+        for qualified in registered.classes:
+            found = index.class_def(qualified)
+            if found is None or found[0].name not in target_modules:
+                continue
+            picks.add(qualified, ClassRole.SPEC_WORKER)
+            picks.registered.setdefault(qualified, []).append(registered.registration)
+
+
+def _hold_injectable(index: SourceIndex, picks: _Picks) -> None:
+    """Where an injection cannot be followed, what it injects may be any
+    ``TpModelWorker`` subclass its module can name (defines or imports): a
+    declared ``type[TpModelWorker]`` (``build_draft_tp_worker``'s own
+    annotation) admits each whatever its ``__init__`` takes. Each concrete
+    one the targets define is held to the factory call."""
+    reachable: dict[str, list[str]] = {}
+    for site in picks.sites:
+        module = index.get(site.module)
+        if module is None:
+            continue
+        named = [f"{module.name}.{q}" for q in module.classes]
+        named += [r for r in (index.resolve(module, local) for local in module.imports) if r is not None]
+        for qualified in named:
+            reachable.setdefault(qualified, []).append(f"{site.file}:{site.line}")
+    subclassed = {base for qualified in picks.roles for base in index.ancestry(qualified)}
+    for qualified, roles in list(picks.roles.items()):
+        if qualified not in reachable or ClassRole.INJECTED in roles or qualified in subclassed:
+            continue
+        found = index.class_def(qualified)
+        if found is None or _INJECTABLE_ROOT not in index.ancestry(qualified):
+            continue
+        if _declares_abstract(index, found[0], found[1].node):
+            continue
+        picks.add(qualified, ClassRole.INJECTED)
+        picks.injected_at.setdefault(qualified, []).extend(reachable[qualified])
 
 
 def _require_named_classes(wanted: set[tuple[str, str]], target_modules: Mapping[str, ModuleSource]) -> None:
@@ -259,9 +339,14 @@ def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[Discovere
                 roles=frozenset(roles),
                 bases=chain,
                 injection_sites=tuple(picks.injected_at.get(qualified, ())),
-                may_be_abstract=qualified in subclassed or _declares_abstract(index, module, info.node),
+                # A class a registration hands the scheduler is built by it,
+                # whatever its bases say ("abstract on purpose" is for classes
+                # nothing the plugin writes instantiates).
+                may_be_abstract=qualified not in picks.registered
+                and (qualified in subclassed or _declares_abstract(index, module, info.node)),
                 overrides=_overrides(index, qualified),
                 members=member_definitions(index, qualified, _ROOTS),
+                registrations=tuple(dict.fromkeys(picks.registered.get(qualified, ()))),
             )
         )
         # The checkers must read, from source, the module of the class, of
