@@ -39,12 +39,9 @@ Decisions, each one deliberate:
 
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 import re
-import sys
-import textwrap
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -56,9 +53,10 @@ from spec_protocols._member_shapes import (
     MISSING,
     SHAPE_WORDS,
     Found,
-    defining_class,
     exception_words,
     lookup,
+    marked_coroutine,
+    protocol_stub,
     protocol_member_shapes,
     type_name,
 )
@@ -177,7 +175,7 @@ def _is_async(func: object) -> bool:
     marked so (``inspect.markcoroutinefunction``, asyncio's marker), or a
     callable object whose class's ``__call__`` is one."""
     try:
-        if inspect.iscoroutinefunction(func) or _marked_coroutine(func):
+        if inspect.iscoroutinefunction(func) or marked_coroutine(func):
             return True
         if issubclass(type(func), (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)):
             return False
@@ -185,19 +183,6 @@ def _is_async(func: object) -> bool:
         return call is not None and call.func is not None and inspect.iscoroutinefunction(call.func)
     except Exception:
         return False
-
-
-def _marked_coroutine(func: object) -> bool:
-    """``inspect.markcoroutinefunction``'s mark (Python 3.12+) or asyncio's
-    older one, read from the function's own ``__dict__`` (no getter runs)."""
-    if not issubclass(type(func), types.FunctionType):
-        return False
-    namespace = cast("dict[str, object]", object.__getattribute__(func, "__dict__"))
-    marks = (getattr(inspect, "_is_coroutine_mark", None), getattr(sys.modules.get("asyncio.coroutines"), "_is_coroutine", None))
-    return any(
-        mark is not None and namespace.get(key) is mark
-        for key, mark in zip(("_is_coroutine_marker", "_is_coroutine"), marks, strict=True)
-    )
 
 
 def _code_of(found: Found) -> object:
@@ -428,7 +413,7 @@ def _member_problems(
     else:
         found = lookup(cls, instance, name)
 
-    stub = _protocol_stub(cls, instance, name) if found is not None else None
+    stub = protocol_stub(cls, instance, name) if found is not None else None
     if stub is not None:
         yield ConformanceProblem(
             name,
@@ -465,59 +450,6 @@ def _member_problems(
     elif wanted.shape in ("attribute", "property") and found.shape == "readonly-property":
         # Callers may assign it; a property without a setter raises on that.
         yield ConformanceProblem(name, "kind", f"is a read-only property, but the protocol has {SHAPE_WORDS[wanted.shape]} that callers may set")
-
-
-def _protocol_stub(cls: type, instance: object, name: str) -> str | None:
-    """The protocol whose stub ``cls`` inherits for ``name`` (an explicit
-    subclass of a protocol that does not write the member), else None.
-
-    A stub is a function (or a property's getter) of a ``Protocol`` class
-    whose body is only a docstring, ``...`` or ``pass``: calling it returns
-    None. A protocol's member with a real body is a default, and counts. A
-    protocol checked against itself (or another protocol) has no stubs to
-    blame; an instance's own attribute wins over the class's stub.
-    """
-    if _declares_protocol(cls):
-        return None
-    if instance is not MISSING:
-        try:
-            own: object = object.__getattribute__(instance, "__dict__")
-        except Exception:
-            own = None
-        if isinstance(own, dict) and name in own:
-            return None
-    hit = defining_class(cls, name)
-    if hit is None or not _declares_protocol(hit[0]):
-        return None
-    owner, value = hit
-    func: object = value.fget if isinstance(value, property) else value
-    if isinstance(func, (staticmethod, classmethod)):
-        func = cast("staticmethod[..., object]", func).__func__
-    return owner.__qualname__ if issubclass(type(func), types.FunctionType) and _is_stub(func) else None
-
-
-def _declares_protocol(klass: type) -> bool:
-    """Whether ``klass`` is a protocol class, read from its own namespace
-    (``typing``'s ``_is_protocol`` flag, which every subclass of a protocol
-    sets for itself), so no metaclass ``__getattr__`` runs."""
-    hit = defining_class(klass, "_is_protocol")
-    return hit is not None and hit[0] is klass and hit[1] is True
-
-
-@functools.lru_cache(maxsize=256)
-def _is_stub(func: types.FunctionType) -> bool:
-    """Whether ``func``'s body is only a docstring, ``...`` or ``pass`` (read from its source)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if node is None:
-        return False
-    return all(
-        isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
-        for stmt in node.body
-    )
 
 
 _PLAIN_CALLABLES = (

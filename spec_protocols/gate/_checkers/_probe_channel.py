@@ -90,6 +90,8 @@ class ProbeRelease:
     constructor_keywords: tuple[str, ...] | None = None
     #: The keywords of build_draft_tp_worker's call of draft_worker_cls; None: DraftWorkerFactory's.
     factory_keywords: tuple[str, ...] | None = None
+    #: The members build_draft_tp_worker assigns on the draft it built (``ReleaseTerms.draft_factory_writes``).
+    factory_writes: tuple[str, ...] = ()
     #: Protocol -> method -> how a release outside the supported range calls
     #: it (``ReleaseTerms.call_shapes``), in place of the protocol's signature.
     call_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
@@ -104,6 +106,10 @@ class ProbeRequest:
     progress_file: str
     classes: tuple[ProbeClass, ...]
     release: ProbeRelease = field(default_factory=ProbeRelease)
+    #: Whether to report, with each module's first class, the worker classes
+    #: the import made that no request names (``type(...)``, a factory call,
+    #: a class made in a loop: what no reading of the source lists).
+    scan: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,6 +131,7 @@ def _release(terms: ReleaseTerms) -> ProbeRelease:
         nominal_hooks=dict(terms.nominal_hooks),
         constructor_keywords=terms.constructor_keywords,
         factory_keywords=terms.draft_factory_keywords,
+        factory_writes=terms.draft_factory_writes,
         # A release outside the supported range: how it calls each method
         # (ReleaseTerms.call_shapes), which replaces the protocol's signature.
         call_shapes={protocol: dict(shapes) for protocol, shapes in terms.call_shapes.items()},
@@ -221,7 +222,10 @@ def _probe(
     result_file = private / f"result-{attempt}.json"
     progress_file = private / f"progress-{attempt}.jsonl"
     stderr_file = private / f"stderr-{attempt}.txt"
-    request = ProbeRequest(tuple(str(p) for p in search_roots), str(result_file), str(progress_file), tuple(items), release)
+    # scan: the worker classes only the import makes are reported too.
+    request = ProbeRequest(
+        tuple(str(p) for p in search_roots), str(result_file), str(progress_file), tuple(items), release, scan=True
+    )
     try:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:

@@ -35,6 +35,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, cast
 
@@ -45,6 +46,7 @@ from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._members import protocol_members
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
+from spec_protocols.gate._checkers._construction import construction_findings, factory_write_findings
 from spec_protocols.gate._checkers._probe_channel import (
     Checking,
     Importing,
@@ -61,6 +63,7 @@ from spec_protocols.gate._checkers._probe_channel import (
     read_request,
     write_answer,
 )
+from spec_protocols.gate._checkers._runtime_scan import FOUND_AT_IMPORT_NOTE, classes_at_import, import_failure
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
 
@@ -117,17 +120,31 @@ def _drop_orphans(before: set[str]) -> None:
             parent = parent.rpartition(".")[0]
 
 
-def _import(module_name: str) -> tuple[ModuleType | None, str | None]:
-    """The module, or why it cannot be imported (the note of all its classes)."""
+class _Imported:
+    """A module's import: the module, or why its classes are skipped, or the
+    failure of its own code that fails them (the class never exists)."""
+
+    def __init__(self, module: ModuleType | None, skip: str | None = None, failure: str | None = None) -> None:
+        self.module = module
+        self.skip = skip
+        self.failure = failure
+
+
+def _import(module_name: str) -> _Imported:
+    """The module, or why it cannot be imported (the note, or the problem, of all its classes)."""
     before = set(sys.modules)
     try:
-        return importlib.import_module(module_name), None
+        return _Imported(importlib.import_module(module_name))
     except SystemExit as exc:
-        return None, f"cannot import {module_name}: called {_exit_words(exc)} while being imported"
+        return _Imported(None, f"cannot import {module_name}: called {_exit_words(exc)} while being imported")
     except KeyboardInterrupt:
         raise
-    except BaseException as exc:  # noqa: BLE001 - any import failure is a 'skipped'
-        return None, f"cannot import {module_name}: {_one_line(exc)}"
+    except BaseException as exc:  # noqa: BLE001 - any import failure is a 'skipped' or its own code's failure
+        if import_failure(exc, module_name):
+            # A metaclass conflict, a NameError in the module's own code: the
+            # class never exists, so no factory can hand it to sglang.
+            return _Imported(None, failure=f"importing {module_name} raises {_one_line(exc)}: the class is never created")
+        return _Imported(None, f"cannot import {module_name}: {_one_line(exc)}")
     finally:
         _drop_orphans(before)
 
@@ -208,6 +225,13 @@ def _construction_problems(obj: object, role: RolePolicy, release: ProbeRelease)
         # The constructor's signature follows the problems, as in
         # validate_draft_worker_cls's message.
         problems.extend(_problem("__init__", f"({note})") for note in notes)
+    if issubclass(type(obj), type):
+        # Once bound, the call runs the constructor, and then
+        # build_draft_tp_worker assigns members on what it built.
+        cls = cast(type, obj)
+        built = construction_findings(cls, (), "build_draft_tp_worker")
+        built += factory_write_findings(cls, release.factory_writes)
+        problems.extend(_problem(f.member, f.message) for f in built)
     return problems
 
 
@@ -228,8 +252,11 @@ def _building_problems(
     if abstract:
         return [_problem("__init__", f"abstract class: sglang cannot instantiate it; implement {', '.join(abstract)}")], None
     construction = role.construction
-    if construction is None or not is_class:
+    if not is_class:
         return [], None
+    built = _built_problems(cast(type, obj), role, release)
+    if construction is None:
+        return built, None
     # sglang builds it with one call (the factory protocol's, or the
     # release's own keywords).
     keywords = _release_keywords(release, construction)
@@ -239,13 +266,27 @@ def _building_problems(
         else verify_call(obj, keywords, member="__init__")
     )
     if not ctor:
-        return [], None
+        return built, None
     passed = ", ".join(f"{k}=" for k in (keywords or construction.protocol_keywords()))
     problems = [_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor]
     problems.append(
         _problem("__init__", f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it with {passed})")
     )
-    return problems, None
+    return problems + built, None
+
+
+def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[ProbeProblem]:
+    """What raises once the constructor call is bound (a store of a read-only
+    attribute), or later because a base constructor never ran, read from the
+    class (:mod:`._construction`)."""
+    if role.members is None:
+        return []
+    if role.construction is Construction.SCHEDULER:
+        site = "the scheduler (Scheduler.maybe_init_draft_worker)"
+    else:
+        site = "its spec worker"
+    called = (*(release.members.get(role.members) or protocol_members(_PROTOCOLS[role.members])), *release.presence)
+    return [_problem(f.member, f.message) for f in construction_findings(cls, called, site)]
 
 
 def _member_problems(obj: object, protocol: str, release: ProbeRelease, is_class: bool) -> list[ProbeProblem]:
@@ -308,13 +349,18 @@ _CAPABILITIES: dict[str, Any] = {name: getattr(spec_protocols, name) for name in
 
 def _signature_words(obj: object) -> str:
     try:
-        return str(inspect.signature(cast("Callable[..., object]", obj)))
+        return str(inspect.signature(cast("Callable[..., object]", obj), follow_wrapped=False))
     except Exception:
         return "(signature unreadable)"
 
 
-def _results(item: ProbeClass, obj: object, skip: str | None, release: ProbeRelease) -> Iterator[ProbeResult]:
+def _results(
+    item: ProbeClass, obj: object, skip: str | None, release: ProbeRelease, failure: str | None = None
+) -> Iterator[ProbeResult]:
     for protocol in item.protocols:
+        if failure is not None:
+            yield ProbeResult(item.target, protocol, Verdict.FAIL, (_problem(None, failure),))
+            continue
         if skip is not None:
             yield ProbeResult(item.target, protocol, Verdict.SKIPPED, note=skip)
             continue
@@ -351,23 +397,42 @@ def _probe(request: ProbeRequest, progress: _Progress) -> None:
     for root in reversed(request.search_roots):
         if root not in sys.path:
             sys.path.insert(0, root)
-    imports: dict[str, tuple[ModuleType | None, str | None]] = {}
+    imports: dict[str, _Imported] = {}
     results: dict[int, tuple[ProbeResult, ...]] = {}
     for item in request.classes:
-        if item.module not in imports:
+        first = item.module not in imports
+        if first:
             progress.write(Importing(item.module))
             imports[item.module] = _import(item.module)
-        module, skip = imports[item.module]
+        imported = imports[item.module]
+        module, skip = imported.module, imported.skip
         progress.write(Checking(item.index, item.target))
         obj: object = _ABSENT
         if module is not None:
             obj = _find(module, item.qualname)
             if obj is _ABSENT:
                 skip = NOT_DEFINED
-        done = tuple(_results(item, obj, skip, request.release))
+        done = tuple(_results(item, obj, skip, request.release, imported.failure))
+        if first and module is not None and request.scan:
+            # Settled with the module's first class: a death later in the
+            # module keeps them.
+            done += tuple(_found_at_import(request, module, item.module))
         progress.write(Settled(item.index, done))
         results[item.index] = done
     write_answer(request.result_file, ProbeAnswer(results))
+
+
+def _found_at_import(request: ProbeRequest, module: ModuleType, module_name: str) -> Iterator[ProbeResult]:
+    """The results of the worker classes the import made that the request does not name."""
+    known = {id(_find(module, c.qualname)) for c in request.classes if c.module == module_name}
+    try:
+        made = classes_at_import(module, known)
+    except Exception:  # noqa: BLE001 - a namespace nobody anticipated: the written classes are still judged
+        return
+    for found in made:
+        item = ProbeClass(-1, module_name, found.qualname, f"{module_name}.{found.qualname}", found.protocols, found.may_be_abstract)
+        for result in _results(item, found.cls, None, request.release):
+            yield result if result.note is not None else replace(result, note=FOUND_AT_IMPORT_NOTE)
 
 
 if __name__ == "__main__":
