@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python benchmarks/agreement.py [--n 600] [--seed 20261129] [--no-mypy]
 
 The study itself (generation, checking, comparison) is
-``tests/agreement_study.py``, which ``tests/test_verify_agreement.py`` runs on
+``tests/agreement_study.py``, which ``tests/checkers/test_verify_agreement.py`` runs on
 a smaller sample; this script runs it at size, prints the table and writes
 ``benchmarks/results/agreement.json`` (docs/agreement.md has the method and
 the figures).

@@ -3,7 +3,7 @@
 A series is the folder ``integrations/<project>/<release>/``: files named
 ``NNNN-name.patch``, applied in name order from the folder that holds the
 package (for sglang, the folder holding ``sglang/``, as in an installed
-wheel). The tests (tests/test_integration_sglang.py) and the error-count
+wheel). The tests (tests/{unit,slow,checkers}/test_integration_sglang.py) and the error-count
 benchmark (benchmarks/integration_errors.py) use these helpers; a person
 uses ``patch -p1`` directly (integrations/sglang/README.md).
 

@@ -10,7 +10,7 @@ It is the typed twin of the lifecycle that sglang 0.5.23 lifted into
   delegate to the draft worker when there is one, with the same arguments;
 * ``clear_cache_pool`` is a no-op.
 
-``tests/test_base_equivalence.py`` drives this class and sglang's
+``tests/unit/test_base_equivalence.py`` drives this class and sglang's
 ``BaseSpecWorker`` with the same recording fakes and compares the calls.
 
 The remaining :class:`SpecWorker` members get neutral defaults, so a subclass

@@ -510,7 +510,7 @@ PROTOCOL_NAMES: Final[tuple[str, ...]] = (
 
 #: Where each protocol member is called, in the sglang 0.5.23 source (the
 #: newest supported release). ``spec-protocols explain`` prints these;
-#: tests/test_contract_coverage.py holds them to the contract extracted from
+#: tests/slow/test_contract_coverage.py holds them to the contract extracted from
 #: sglang 0.5.23's own source.
 CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
     "SpecWorker": {

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
 
 # The gate's checker names (spec_protocols.gate.CHECKER_NAMES), repeated
-# here so that parsing options imports nothing; tests/test_pytest_plugin.py
+# here so that parsing options imports nothing; tests/unit/test_pytest_plugin.py
 # checks that the two agree.
 _CHECKERS = ("runtime", "mypy", "pyright")
 

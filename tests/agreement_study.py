@@ -1,6 +1,6 @@
 """The agreement study: ``verify_conformance`` beside the static checkers on near-misses of ``DraftWorker``.
 
-A helper module, not a test: ``tests/test_verify_agreement.py`` asserts the
+A helper module, not a test: ``tests/checkers/test_verify_agreement.py`` asserts the
 agreement on a small sample, and ``benchmarks/agreement.py`` measures it on a
 large one (docs/agreement.md has the method and the figures). What it does:
 

@@ -18,7 +18,7 @@ Two kinds of skeleton, each one module named after the class in snake case:
   ``draft_worker_cls=``.
 
 Both skeletons pass the gate, mypy ``--strict`` and pyright strict as
-generated (``tests/test_scaffold.py`` runs all three). The TODO comments only
+generated (``tests/checkers/test_scaffold.py`` runs all three). The TODO comments only
 say what to write; the code around them is already conforming. The decorator
 keeps it so in the author's IDE: plain mypy and pyright report, at the class,
 an edit that breaks the constructor sglang calls or a member it uses.

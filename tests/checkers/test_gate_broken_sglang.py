@@ -35,7 +35,6 @@ from spec_protocols.gate._contract import SglangSource
 
 sglang = pytest.importorskip("sglang")
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
 
 SGLANG_DIR = Path(sglang.__file__).resolve().parent if sglang.__file__ else Path(list(sglang.__path__)[0]).resolve()
 SPEC = "sglang/srt/speculative"

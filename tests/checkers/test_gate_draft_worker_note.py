@@ -14,7 +14,6 @@ import pytest
 
 from spec_protocols.gate import checkers_named, run_gate
 
-pytestmark = pytest.mark.checkers
 
 UNANNOTATED_PROPERTY = '''\
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker

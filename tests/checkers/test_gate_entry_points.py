@@ -23,9 +23,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
+from tests._paths import FIXTURES
 
-GOOD = Path(__file__).parent / "fixtures" / "plugins" / "good_plugin.py"
+
+GOOD = FIXTURES / "plugins" / "good_plugin.py"
 BIN = Path(sys.executable).parent
 
 

@@ -19,7 +19,6 @@ import pytest
 from spec_protocols.gate import GateReport, Problem, checkers_named, run_gate
 from spec_protocols.gate._reports import render
 
-pytestmark = pytest.mark.checkers
 
 MIXIN = '''\
 """A mixin in a module of its own: its forward_batch_generation lacks on_publish."""

@@ -32,9 +32,10 @@ import pytest
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, version_order
 from spec_protocols.gate._contract import SglangSource
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
+from tests._paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+
+ROOT = REPO_ROOT
 FIXTURES = ROOT / "tests" / "fixtures" / "releases"
 
 #: (release, class, the members each checker must name; None: the class passes).

@@ -10,16 +10,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._paths import FIXTURES
+
 pytest.importorskip("sglang")
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
 
-PLUGINS = Path(__file__).resolve().parent / "fixtures" / "plugins"
+PLUGINS = FIXTURES / "plugins"
 
 
 @pytest.fixture(scope="module")

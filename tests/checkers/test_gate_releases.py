@@ -30,9 +30,10 @@ import pytest
 from spec_protocols._releases import SUPPORTED_RELEASES
 from spec_protocols.gate._contract import SglangSource
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
+from tests._paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+
+ROOT = REPO_ROOT
 STRUCTURAL = ROOT / "tests" / "fixtures" / "structural" / "structural_workers.py"
 
 #: Per release, a member its scheduler calls and BaseSpecWorker defines: the

@@ -22,7 +22,8 @@ from spec_protocols._releases import NEWEST
 from spec_protocols.gate import GateError, Verdict, checkers_named, run_gate
 from spec_protocols.gate._contract import SglangSource
 
-pytestmark = pytest.mark.checkers
+from tests._paths import FIXTURES
+
 
 NO_DRAFT = '''\
 """Keeps BaseSpecWorker's defaults and never sets _draft_worker: they raise at start-up."""
@@ -100,7 +101,7 @@ def test_a_failed_fetch_makes_every_check_unverified(
     # A worker that imports nothing of sglang gets no plain pass either: the
     # members and constructor keywords it is held to are a release's, and no
     # release was read.
-    structural = Path(__file__).parent / "fixtures" / "structural" / "structural_workers.py"
+    structural = FIXTURES / "structural" / "structural_workers.py"
     targets = [str(worker), f"{structural}:CompleteWorker"]
     report = run_gate(targets, checkers=checkers_named(["mypy", "pyright"]), cache=False)
     assert report.results

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-
-import pytest
 
 from spec_protocols.gate._checkers._mypy import invoke_mypy
 from spec_protocols.gate._checkers._pyright import invoke_pyright
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
+from tests._paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+
+ROOT = REPO_ROOT
 
 
 def test_mypy_strict_reports_no_errors() -> None:

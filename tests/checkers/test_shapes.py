@@ -46,14 +46,15 @@ from typing import Any
 
 import pytest
 
+from tests._paths import REPO_ROOT
+
 # find_spec, not importorskip: importing sglang's package costs seconds, and
 # the runtime checker imports it in its own process anyway.
 if importlib.util.find_spec("sglang") is None:
     pytest.skip("sglang is not installed", allow_module_level=True)
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT
 SHAPES = REPO / "tests" / "shapes"
 DOCS = REPO / "docs" / "verdicts.md"
 TABLE_START = "<!-- shapes-table:start -->"
@@ -534,5 +535,5 @@ def test_docs_table_matches_corpus() -> None:
         return
     pytest.fail(
         "the shapes table in docs/verdicts.md is out of date; regenerate it with "
-        "SPEC_PROTOCOLS_UPDATE_DOCS=1 python -m pytest tests/test_shapes.py -k docs_table"
+        "SPEC_PROTOCOLS_UPDATE_DOCS=1 python -m pytest tests/checkers/test_shapes.py -k docs_table"
     )

@@ -22,12 +22,12 @@ from spec_protocols.gate._checkers._mypy import invoke_mypy
 from spec_protocols.gate._checkers._process import Invocation
 from spec_protocols.gate._checkers._pyright import invoke_pyright
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests._paths import REPO_ROOT
+
 CORPUS = REPO_ROOT / "typecheck"
 STUBS = REPO_ROOT / "stubs"
 CASES = sorted(CORPUS.glob("*.py"))
 
-pytestmark = pytest.mark.checkers
 
 # {"file.py:LINE": ["message [code]", ...]}: what one checker reported.
 Findings = dict[str, list[str]]

@@ -24,9 +24,10 @@ from spec_protocols._releases import NEWEST, SUPPORTED_RELEASES, constant_name, 
 from spec_protocols.gate._checkers._mypy import invoke_mypy
 from spec_protocols.gate._checkers._pyright import invoke_pyright
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
+from tests._paths import REPO_ROOT
 
-STUBS = Path(__file__).resolve().parent.parent / "stubs"
+
+STUBS = REPO_ROOT / "stubs"
 PINS: tuple[str | None, ...] = (*SUPPORTED_RELEASES, None)
 
 

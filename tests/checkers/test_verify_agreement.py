@@ -19,13 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import agreement_study as bench  # tests/agreement_study.py: the study itself
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-N = 150
+from tests import agreement_study as bench  # tests/agreement_study.py: the study itself
 
-pytestmark = [pytest.mark.checkers, pytest.mark.slow]
+N = 150
 
 
 def _have_pyright() -> bool:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.installed._userland import (
     Venv,
     copy_plugin,
@@ -23,8 +21,6 @@ from tests.installed._userland import (
     user_env,
     verdict_table,
 )
-
-pytestmark = [pytest.mark.installed, pytest.mark.slow, pytest.mark.checkers]
 
 
 def _installed_against(ran_stdout: str) -> bool:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.installed._userland import (
     Ran,
     Venv,
@@ -29,8 +27,6 @@ from tests.installed._userland import (
     substitute,
     user_env,
 )
-
-pytestmark = [pytest.mark.installed, pytest.mark.slow, pytest.mark.checkers]
 
 
 def _pre_commit_run(

@@ -14,8 +14,6 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-import pytest
-
 from tests.installed._userland import (
     CHECKOUT,
     Ran,
@@ -30,7 +28,6 @@ from tests.installed._userland import (
     user_env,
 )
 
-pytestmark = [pytest.mark.installed, pytest.mark.slow, pytest.mark.checkers]
 
 STRUCTURAL = '''\
 """Workers written against spec_protocols alone: importable with no sglang."""

@@ -23,7 +23,6 @@ from tests.installed._userland import (
     verdict_table,
 )
 
-pytestmark = [pytest.mark.installed, pytest.mark.slow, pytest.mark.checkers]
 
 EXAMPLE = {
     ("ExampleDraftWorker", "DraftWorker"): "pass",

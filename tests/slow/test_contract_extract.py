@@ -6,7 +6,7 @@ components, per release, classified; ``base_spec_worker_uses.json`` what each
 ``BaseSpecWorker`` method uses. Each release's source is fetched once into the
 gate's cache (the ``sglang_release`` fixture; a fresh machine needs only the
 package registry). All of this is slow (six downloads of ~40 MB on a fresh
-machine), hence ``@pytest.mark.slow``.
+machine), hence its place in tests/slow/.
 
 Lines may differ from the study's by a few (it counted a multi-line call at
 another line): a use is matched by file, function, member and kind.
@@ -20,16 +20,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from spec_protocols.gate._contract import Contract, SglangSource, Use, extract_contract, release_of
 
-pytestmark = pytest.mark.slow
+from tests._paths import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "contract"
+
+FIXTURES = FIXTURES / "contract"
 GROUND_TRUTH: dict[str, list[dict[str, Any]]] = json.loads((FIXTURES / "uses.json").read_text(encoding="utf-8"))
 BASE_TRUTH: dict[str, dict[str, Any]] = json.loads((FIXTURES / "base_spec_worker_uses.json").read_text(encoding="utf-8"))
 RELEASES = tuple(GROUND_TRUTH)

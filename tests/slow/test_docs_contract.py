@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
-
-import pytest
 
 from spec_protocols._releases import SUPPORTED_RELEASES
 from spec_protocols.gate._contract import SglangSource, extract_contract
 from spec_protocols.gate._contract._render import releases_markdown
 
-pytestmark = pytest.mark.slow
+from tests._paths import REPO_ROOT
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "contract.md"
+
+PAGE = REPO_ROOT / "docs" / "contract.md"
 #: The supported releases, and the one before them (no draft_worker_cls yet), for contrast.
 RELEASES = ("0.5.18", *SUPPORTED_RELEASES)
 
@@ -28,5 +26,5 @@ def test_docs_contract_is_current(sglang_release: Callable[[str], SglangSource])
     if os.environ.get("SPEC_PROTOCOLS_UPDATE_DOCS"):
         PAGE.write_text(text, encoding="utf-8")
     assert PAGE.read_text(encoding="utf-8") == text, (
-        "docs/contract.md is stale: run SPEC_PROTOCOLS_UPDATE_DOCS=1 pytest tests/test_docs_contract.py"
+        "docs/contract.md is stale: run SPEC_PROTOCOLS_UPDATE_DOCS=1 pytest tests/slow/test_docs_contract.py"
     )

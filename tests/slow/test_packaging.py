@@ -6,12 +6,9 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-import pytest
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests._paths import REPO_ROOT
 
 
-@pytest.mark.slow
 def test_build_wheels_builds_the_library_and_the_stubs(tmp_path: Path) -> None:
     proc = subprocess.run(
         [str(REPO_ROOT / "scripts" / "build-wheels"), str(tmp_path)], capture_output=True, text=True, timeout=600

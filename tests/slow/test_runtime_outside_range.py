@@ -14,15 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from spec_protocols.gate._checkers._runtime import run_runtime
 from spec_protocols.gate._contract import SglangSource, extract_contract
 from spec_protocols.gate._contract._terms import release_terms
 from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._model import Check, Verdict
 
-pytestmark = pytest.mark.slow
 
 WORKER = '''\
 class OldCallsWorker:

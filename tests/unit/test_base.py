@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from spec_protocols import SpecWorker, SpecWorkerBase, WorkerNotInitializedError
-from stand_ins import RecordingDraft as Recorder
+from tests.stand_ins import RecordingDraft as Recorder
 
 
 class Worker(SpecWorkerBase):

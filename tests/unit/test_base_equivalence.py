@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from spec_protocols import SpecWorkerBase
-from stand_ins import RecordingDraft
+from tests.stand_ins import RecordingDraft
 from tests._sglang import sglang_class
 
 pytestmark = pytest.mark.sglang_runtime

@@ -16,7 +16,7 @@ Fast, on small synthetic trees and a simulated pip:
   with the newest it has, and nothing is downloaded.
 * :func:`~spec_protocols._releases.version_order`, which those decisions use.
 
-The real releases are tests/test_gate_outside_range.py (slow).
+The real releases are tests/checkers/test_gate_outside_range.py (slow).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Version detection, the three kinds of path, the installed sglang, and
 ``fetch_release`` with pip simulated (offline, a missing release, a wheel only
 the cp311 retry finds, the cache reused without the network). One slow test
 asks the real package registry for a release that does not exist.
+
+This module is the fast part; tests/slow/test_contract_source.py (slow, no checker) holds the rest.
 """
 
 from __future__ import annotations
@@ -238,11 +240,3 @@ def test_an_explicit_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     make_wheel(wheels / "sglang-0.5.19-py3-none-any.whl", "0.5.19")
     monkeypatch.setattr(_source, "run_pip", no_pip)
     assert fetch_release("0.5.19", tmp_path / "elsewhere").root == tmp_path / "elsewhere" / "sglang" / "0.5.19"
-
-
-@pytest.mark.slow
-def test_a_release_that_does_not_exist_on_the_registry(cache: Path) -> None:
-    with pytest.raises(GateError) as raised:
-        fetch_release("0.5.99")
-    message = str(raised.value)
-    assert message.startswith("cannot fetch sglang 0.5.99: ") and "\n" not in message

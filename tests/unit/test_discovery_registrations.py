@@ -387,3 +387,23 @@ def test_no_registration_holds_to_the_protocol() -> None:
     held = registered_terms([], _Terms())
     assert held.branches is None and not held.calls
     assert registered_terms([_registration()], _Terms(overlap_flag=None)).branches is None
+
+
+def test_local_annotated_name_is_followed(tmp_path: Path) -> None:
+    found = _discover(
+        tmp_path,
+        INJECTING
+        + """
+class Worker(BaseSpecWorker):
+    def __init__(self, server_args, chosen):
+        draft: type[TpModelWorker] = Legacy
+        build_draft_tp_worker(server_args=server_args, draft_worker_cls=draft)
+        other = chosen
+        build_draft_tp_worker(server_args=server_args, draft_worker_cls=other)
+""",
+    )
+    classes = _by_name(found)
+    assert ClassRole.INJECTED in classes["Legacy"].roles
+    # `other` holds a parameter's value: judged in place, and Other may be what it is.
+    assert [s.text for s in found.sites] == ["other"]
+    assert ClassRole.INJECTED in classes["Other"].roles

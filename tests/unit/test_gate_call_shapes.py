@@ -10,7 +10,7 @@ checks the method against that call: 0.5.5 calls
 ``base_spec_worker`` has no ``HiCacheDraftPlan``).
 
 Fast: synthetic trees and terms; the harness is built and compiled, never
-checked (the real releases: tests/test_gate_outside_range.py).
+checked (the real releases: tests/checkers/test_gate_outside_range.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from spec_protocols.gate._harness._lines import build_harness, protocol_members
 from spec_protocols.gate._harness._protocol_source import as_called
 from spec_protocols.gate._model import ClassRole, DiscoveredClass
 from spec_protocols.gate._signatures import describe_function
-from tests.test_contract_registry import REGISTRY_SCHEDULER, write_release
+from tests.unit.test_contract_registry import REGISTRY_SCHEDULER, write_release
 
 
 def member(protocol: str, name: str) -> ProtocolMember:

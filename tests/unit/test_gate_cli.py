@@ -3,16 +3,15 @@ static mode, determinism, hostile names, no leftovers.
 
 Most cases call ``spec_protocols.gate._cli.main`` in-process (capsys), which is
 what the console script runs; checkers still run in subprocesses.
+
+This module is the fast part; tests/checkers/test_gate_cli.py (runs mypy or pyright) holds the rest.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,7 +22,9 @@ from spec_protocols.gate._baseline import apply_baseline, load_baseline
 from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker
 from spec_protocols.gate._model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
 
-PLUGINS = Path(__file__).resolve().parent / "fixtures" / "plugins"
+from tests._paths import FIXTURES
+
+PLUGINS = FIXTURES / "plugins"
 GOOD = PLUGINS / "good_plugin.py"
 
 WORKER_SOURCE = """\
@@ -174,16 +175,6 @@ def test_pyright_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
         _fake_run_command(3, "Error: something exploded\n", "Traceback-like noise\nlast line\n"),
     )
     _assert_usage_error("pyright crashing", run(str(GOOD), "--checker", "pyright"), "pyright crashed")
-
-
-@pytest.mark.checkers
-def test_checker_exceeding_timeout(run: Run) -> None:
-    _assert_usage_error("mypy --timeout 0.001", run(str(GOOD), "--checker", "mypy", "--timeout", "0.001"), "--timeout")
-
-
-@pytest.mark.checkers
-def test_pyright_exceeding_timeout(run: Run) -> None:
-    _assert_usage_error("pyright --timeout 0.001", run(str(GOOD), "--checker", "pyright", "--timeout", "0.001"), "--timeout")
 
 
 def test_subprocess_timeout_is_exit_2(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -425,69 +416,6 @@ def test_help_documents_the_baseline_exit_rules(capsys: pytest.CaptureFixture[st
 
 # -- static mode runs no target code ---------------------------------------
 
-MARKER_MODULE = """\
-import pathlib
-
-pathlib.Path(__file__).with_name("IMPORTED").write_text("the target module was imported")
-
-""" + WORKER_SOURCE.format(name="MarkerWorker")
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_static_mode_never_imports_the_target(run: Run, tmp_path: Path) -> None:
-    pytest.importorskip("sglang")
-    plugin = tmp_path / "marker_plugin.py"
-    plugin.write_text(MARKER_MODULE)
-    marker = tmp_path / "IMPORTED"
-
-    code, out, err = run(str(plugin), "--checker", "mypy", "--checker", "pyright", "--format", "json", "--no-timings")
-    assert code == 0, (out, err)
-    assert not marker.exists()
-    code, out2, err = run(str(plugin), "--no-import", "--format", "json", "--no-timings")
-    assert code == 0, (out2, err)
-    assert not marker.exists()
-    assert json.loads(out2)["checkers"] == ["mypy", "pyright"]
-
-    # Documented behaviour: the runtime checker DOES import (execute) the target.
-    code, out3, err = run(str(plugin), "--checker", "runtime", "--format", "json", "--no-timings")
-    assert code == 0, (out3, err)
-    assert marker.exists()
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_import_error_makes_runtime_skipped_static_still_run(run: Run, tmp_path: Path) -> None:
-    pytest.importorskip("sglang")
-    plugin = tmp_path / "raising_plugin.py"
-    plugin.write_text(WORKER_SOURCE.format(name="RaisingWorker") + '\nraise RuntimeError("boom at import time")\n')
-    code, out, err = run(str(plugin), "--format", "json", "--no-timings")
-    assert "Traceback" not in err
-    (item,) = json.loads(out)["results"]
-    assert item["checkers"] == {"runtime": "skipped", "mypy": "pass", "pyright": "pass"}, item
-    assert any(n.startswith("runtime: skipped:") and "boom at import time" in n for n in item["notes"]), item
-    # skipped is not a failure: the static checkers decided.
-    assert item["verdict"] == "pass"
-    assert code == 0
-
-
-# -- determinism ------------------------------------------------------------
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_same_input_same_json(run: Run) -> None:
-    pytest.importorskip("sglang")
-    args = (str(PLUGINS / "getattr_plugin.py"), str(GOOD), "--checker", "mypy", "--checker", "pyright", "--format", "json", "--no-timings")
-    first = run(*args)
-    second = run(*args)
-    assert first[0] == second[0] == 1
-    assert first[1] == second[1]
-    data = json.loads(first[1])
-    keys = [(r["target"], r["protocol"]) for r in data["results"]]
-    assert keys == sorted(keys)
-
-
 # -- hostile names, leftovers, user files -----------------------------------
 
 HOSTILE_SOURCE = """\
@@ -496,14 +424,6 @@ import pathlib
 pathlib.Path(__file__).with_name("HOSTILE_RAN").write_text("executed")
 
 """ + WORKER_SOURCE.format(name="HostileWorker")
-
-
-def _tree_digest(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
 
 
 def test_hostile_file_name_in_a_directory_is_ignored(run: Run, tmp_path: Path) -> None:
@@ -529,74 +449,6 @@ def test_hostile_file_name_as_target_never_runs(run: Run, tmp_path: Path, checke
     assert not (tmp_path / "HOSTILE_RAN").exists()
     assert "Traceback" not in err
     assert code == 2, (out, err)
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_no_leftovers_and_user_files_untouched(tmp_path: Path, gate_cache: Path) -> None:
-    pytest.importorskip("sglang")
-    user = tmp_path / "user_project"
-    user.mkdir()
-    (user / "my_worker.py").write_text(WORKER_SOURCE.format(name="MyWorker"))
-    before = _tree_digest(user)
-    env = dict(os.environ, SPEC_PROTOCOLS_CACHE_DIR=str(gate_cache))
-    proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate._cli", "check", "my_worker.py", "--no-import", "--format", "json"],
-        cwd=user,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert _tree_digest(user) == before
-    assert sorted(p.name for p in user.iterdir()) == ["my_worker.py"] or set(p.name for p in user.iterdir()) <= {
-        "my_worker.py",
-        "__pycache__",
-    }
-    runs = gate_cache / "runs"
-    assert not runs.exists() or list(runs.iterdir()) == []
-
-
-# -- the default target -----------------------------------------------------
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_no_target_checks_installed_sglang(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    pytest.importorskip("sglang")
-    monkeypatch.chdir(tmp_path)
-    code, out, err = run("--checker", "mypy", "--format", "json", "--no-timings")
-    assert code == 0, (out, err)
-    data = json.loads(out)
-    targets = {r["target"] for r in data["results"]}
-    assert len(data["results"]) == 14
-    assert all(t.startswith("sglang.srt.") for t in targets)
-    assert "sglang.srt.speculative.ngram_worker.NGRAMWorker" in targets
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_console_script_pyright_sees_sglang(tmp_path: Path, gate_cache: Path) -> None:
-    """Regression (fixed in 25e10be): under the console script sys.path[0] is the
-    venv's bin/, which holds sglang's own `sglang` script; the static view once
-    linked that file as site-packages/sglang and pyright said unverified."""
-    pytest.importorskip("sglang")
-    script = Path(sys.executable).parent / "spec-protocols"
-    if not script.exists() or not (Path(sys.executable).parent / "sglang").exists():
-        pytest.skip("needs the console scripts of spec-protocols and sglang in the same bin/")
-    env = dict(os.environ, SPEC_PROTOCOLS_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run(
-        [str(script), "check", str(GOOD), "--checker", "pyright", "--format", "json", "--no-timings"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:]
 
 
 def test_print_bad_inputs(capsys: pytest.CaptureFixture[str]) -> None:

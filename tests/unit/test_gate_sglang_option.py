@@ -1,7 +1,7 @@
 """``spec-protocols check --sglang`` and ``spec-protocols pin``: the bad inputs, each one line and exit 2.
 
 Fast: nothing here fetches a release or runs a checker (pip is simulated);
-the gate on real releases is tests/test_gate_releases.py.
+the gate on real releases is tests/checkers/test_gate_releases.py.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-GATE = Path(__file__).resolve().parent.parent / "spec_protocols" / "gate"
+from tests._paths import REPO_ROOT
+
+GATE = REPO_ROOT / "spec_protocols" / "gate"
 PACKAGE = "spec_protocols.gate"
 
 #: The stages, from the bottom: each room (a module or package directly below

@@ -18,7 +18,7 @@ from spec_protocols import (
     build_draft_tp_worker,
     validate_draft_worker_cls,
 )
-from stand_ins import StandInDraft as GoodDraft  # takes what build_draft_tp_worker passes
+from tests.stand_ins import StandInDraft as GoodDraft  # takes what build_draft_tp_worker passes
 from tests._sglang import import_sglang, sglang_class
 
 SGLANG_MODULE = "sglang.srt.speculative.draft_worker_common"

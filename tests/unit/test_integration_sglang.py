@@ -10,8 +10,8 @@ fetched with ``pip download``):
   ``draft_worker_common.py``, and no ``isinstance(..., BaseSpecWorker)`` is
   left in ``managers/``;
 * the patched modules that import on CPU today still import;
-* the behaviour tests in tests/test_integration_sglang_patched.py and the
-  lifecycle equivalence tests (tests/test_base_equivalence.py) pass inside a
+* the behaviour tests in tests/slow/test_integration_sglang_patched.py and the
+  lifecycle equivalence tests (tests/unit/test_base_equivalence.py) pass inside a
   patched sglang, and the behaviour tests fail inside an unpatched one;
 * the gate passes the patched tree (runtime, mypy, pyright), and still fails
   every case of the broken-sglang corpus applied on top of it;
@@ -22,59 +22,27 @@ linked, the touched files copied first), put first on ``PYTHONPATH`` of a
 subprocess: the installed package is never written, and this process never
 imports sglang. The error counts before and after are a benchmark, not a
 test: benchmarks/integration_errors.py.
+
+This module is the fast part; tests/slow/test_integration_sglang.py (slow, no checker), tests/checkers/test_integration_sglang.py (runs mypy or pyright) hold the rest.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
-import json
-import os
 import re
 import shutil
-import subprocess
-import sys
-import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import pytest
 
-from integrations.series import (
-    apply_series,
-    mirror,
-    modified_against_record,
-    patch_tool,
-    series,
-    touched_files,
-)
+from integrations.series import apply_series, modified_against_record, patch_tool, series, touched_files
 from spec_protocols._releases import NEWEST
 from spec_protocols.gate._contract import SglangSource, installed_source
 
 RELEASE = "0.5.23"
 PATCHES = series("sglang", RELEASE)
 TOUCHED = touched_files(PATCHES)
-REPO_ROOT = Path(__file__).resolve().parent.parent
-INNER = REPO_ROOT / "tests" / "test_integration_sglang_patched.py"
-EQUIVALENCE = REPO_ROOT / "tests" / "test_base_equivalence.py"
-
-#: The inner tests that pin what the series changes: each must fail inside an
-#: unpatched sglang (the others pin what must stay as it was).
-FEATURE_TESTS = (
-    "test_base_spec_worker_uses_the_protocols",
-    "test_draft_worker_common_uses_the_protocols",
-    "test_request_finished_reaches_a_worker_without_the_base",
-    "test_build_draft_tp_worker_rejects_a_bad_class_before_building",
-    "test_frozen_kv_mtp_takes_pp_proxy_tensors",
-)
-
-#: The modules the series touches, named from their files.
-MODULES = tuple(name.removesuffix(".py").replace("/", ".") for name in TOUCHED)
-
-
 # -- sources ----------------------------------------------------------------------------
 
 
@@ -129,30 +97,6 @@ def applied(pristine: Path, needs_patch: str, tmp_path_factory: pytest.TempPathF
         shutil.copyfile(pristine / name, root / name)
     apply_series(root, PATCHES)
     return root
-
-
-def _mirror(installed: SglangSource, dest: Path, *, patched: bool) -> Path:
-    tree = mirror(installed.root / "sglang", dest)
-    if patched:
-        apply_series(tree, PATCHES)
-    return tree
-
-
-@pytest.fixture(scope="module")
-def patched_tree(installed: SglangSource, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A mirror of the installed sglang with the series applied."""
-    return _mirror(installed, tmp_path_factory.mktemp("patched"), patched=True)
-
-
-@pytest.fixture(scope="module")
-def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(tmp_path_factory.mktemp("gate-cache"))}
-
-
-def _env_with(tree: Path, **extra: str) -> dict[str, str]:
-    """This environment with ``tree`` first on PYTHONPATH."""
-    path = os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
-    return {**os.environ, "PYTHONPATH": path, **extra}
 
 
 # -- the series itself --------------------------------------------------------------------
@@ -249,244 +193,8 @@ def test_the_newest_supported_release_has_a_series() -> None:
 
 # -- inside a patched sglang --------------------------------------------------------------
 
-_IMPORT_PROBE = """
-import importlib, json, sys
-out = {}
-for name in sys.argv[1:]:
-    try:
-        module = importlib.import_module(name)
-        out[name] = ["ok", module.__file__]
-    except Exception as exc:
-        out[name] = [f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}", None]
-print(json.dumps(out))
-"""
-
-
-def _import_probe(env: dict[str, str], cwd: Path) -> dict[str, list[str | None]]:
-    proc = subprocess.run(
-        [sys.executable, "-c", _IMPORT_PROBE, *MODULES], env=env, cwd=cwd, capture_output=True, text=True, timeout=900
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result: dict[str, list[str | None]] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
-
-
-@pytest.mark.sglang_runtime
-@pytest.mark.slow
-def test_patched_modules_that_import_on_cpu_today_still_import(
-    installed: SglangSource, patched_tree: Path, tmp_path: Path
-) -> None:
-    before = _import_probe(dict(os.environ), tmp_path)
-    after = _import_probe(_env_with(patched_tree), tmp_path)
-    if all(outcome != "ok" for outcome, _ in before.values()):
-        pytest.skip(f"no module of the series imports on this machine: {before}")
-    for name, (outcome, file) in after.items():
-        if outcome == "ok":
-            assert file is not None and Path(file).is_relative_to(patched_tree), (name, file)
-    # Same outcome for every module: what imported still does, and what
-    # could not (UNO needs flashinfer) fails for the same reason.
-    assert {name: outcome for name, (outcome, _) in after.items()} == {
-        name: outcome for name, (outcome, _) in before.items()
-    }
-
-
-def _inner_pytest(tree: Path, tmp_path: Path, *selection: str) -> dict[str, str]:
-    """Run pytest on ``selection`` inside ``tree``'s sglang; {test name: outcome}."""
-    report = tmp_path / f"report-{len(list(tmp_path.glob('report-*')))}.xml"
-    proc = subprocess.run(
-        [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "--rootdir", str(REPO_ROOT), "-c", str(REPO_ROOT / "pyproject.toml"),
-            f"--junitxml={report}", *selection,
-        ],
-        env=_env_with(tree, SPEC_PROTOCOLS_PATCHED_SGLANG=str(tree)),
-        cwd=tmp_path,  # not the checkout: the tree must come first on the path
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert report.is_file(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    outcomes: dict[str, str] = {}
-    for case in ElementTree.parse(report).getroot().iter("testcase"):
-        kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
-        outcomes[f"{case.get('classname')}::{case.get('name')}"] = kinds[0] if kinds else "passed"
-    return outcomes
-
-
-@pytest.mark.sglang_runtime
-@pytest.mark.slow
-def test_behaviour_and_lifecycle_equivalence_inside_the_patched_sglang(patched_tree: Path, tmp_path: Path) -> None:
-    outcomes = _inner_pytest(patched_tree, tmp_path, str(INNER), str(EQUIVALENCE))
-    assert outcomes and set(outcomes.values()) == {"passed"}, {k: v for k, v in outcomes.items() if v != "passed"}
-    names = {key.rsplit("::", 1)[1].split("[", 1)[0] for key in outcomes}
-    assert set(FEATURE_TESTS) <= names
-    assert "test_lifecycle_matches_base_spec_worker" in names
-
-
-@pytest.mark.sglang_runtime
-@pytest.mark.slow
-def test_behaviour_tests_fail_inside_an_unpatched_sglang(installed: SglangSource, tmp_path: Path) -> None:
-    """Not vacuous: without the series, each feature test fails."""
-    tree = _mirror(installed, tmp_path / "unpatched", patched=False)
-    outcomes = _inner_pytest(tree, tmp_path, *(f"{INNER}::{name}" for name in FEATURE_TESTS))
-    assert len(outcomes) == len(FEATURE_TESTS)
-    assert set(outcomes.values()) == {"failure"}, outcomes
-
-
 # -- the gate on the patched tree -----------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def gate_on_patched(patched_tree: Path, gate_env: dict[str, str]) -> dict[str, Any]:
-    """``spec-protocols check sglang.srt.speculative`` with all three checkers, the
-    patched tree first on the import path."""
-    env = {**gate_env, "PYTHONPATH": _env_with(patched_tree)["PYTHONPATH"]}
-    proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate._cli", "check", "sglang.srt.speculative", "--format", "json", "--no-timings"],
-        cwd=patched_tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.stdout, proc.stderr[-3000:]
-    data: dict[str, Any] = json.loads(proc.stdout)
-    data["exit"] = proc.returncode
-    return data
-
-
-@pytest.mark.checkers
-@pytest.mark.sglang_runtime
-@pytest.mark.slow
-def test_gate_passes_the_patched_tree(gate_on_patched: dict[str, Any], patched_tree: Path) -> None:
-    data = gate_on_patched
-    assert data["exit"] == 0, [r for r in data["results"] if r["verdict"] != "pass"]
-    assert data["sglang"]["release"] == RELEASE
-    assert Path(data["sglang"]["path"]).resolve() == patched_tree.resolve()  # the copy was checked
-    # As on the unpatched release: in particular, the contract still finds
-    # build_draft_tp_worker's draft_worker_cls behind its overloads.
-    assert data["notes"] == []
-    assert len(data["results"]) == 14
-    for item in data["results"]:
-        assert item["checkers"]["mypy"] == item["checkers"]["pyright"] == "pass", item
-        # The runtime checker imports each module; NGRAM and UNO need CUDA kernels.
-        assert item["checkers"]["runtime"] in ("pass", "skipped"), item
-    ran = [r for r in data["results"] if r["checkers"]["runtime"] == "pass"]
-    assert len(ran) >= 10, "the runtime checker imported too few patched modules"
-
-
-def _broken() -> ModuleType:
-    """The broken-sglang corpus (tests/test_gate_broken_sglang.py): its cases and helpers."""
-    return importlib.import_module("test_gate_broken_sglang")
-
-
-#: Corpus cases whose anchor text the series changes, rewritten for the patched tree.
-def _adapted_cases(broken: ModuleType) -> tuple[Any, ...]:
-    dwc = f"{broken.SPEC}/draft_worker_common.py"
-    adapted = {
-        # The series puts overloads before build_draft_tp_worker and types
-        # draft_worker_cls with DraftWorkerFactory: the same break, new anchors.
-        "h_injected_abstract": (
-            broken.Patch(
-                dwc,
-                "def resolve_draft_worker_attention_backend(",
-                broken.ABSTRACTDRAFT.lstrip("\n") + "\n\ndef resolve_draft_worker_attention_backend(",
-            ),
-            broken.Patch(
-                dwc,
-                "draft_worker_cls: DraftWorkerFactory[InjectableDraftWorker] = TpModelWorker,",
-                "draft_worker_cls: DraftWorkerFactory[InjectableDraftWorker] = AbstractDraft,",
-            ),
-        ),
-    }
-    return tuple(
-        replace(case, patches=adapted[case.key]) if case.key in adapted else case
-        for case in broken.CASES
-        if broken._applies(case, RELEASE)
-    )
-
-
-@pytest.fixture(scope="module")
-def broken_runs(installed: SglangSource, needs_patch: str, gate_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ModuleType, tuple[Any, ...], Any, Any]]:
-    """The corpus (all cases in one run, the base case alone) on top of the patched tree."""
-    broken = _broken()
-    release = broken.Release(RELEASE, installed.root / "sglang", installed=True)
-    cases = _adapted_cases(broken)
-
-    def run(name: str, patches: tuple[Any, ...]) -> Any:
-        tree = _mirror(installed, tmp_path_factory.mktemp(name), patched=True)
-        broken._apply(tree, patches, f"{RELEASE} with the series")
-        return broken.run_gate_on(tree, release, gate_env)
-
-    corpus = run("patched-broken", tuple(p for case in cases for p in case.patches))
-    base = run("patched-base-broken", broken.BASE_CASE.patches)
-    yield broken, cases, corpus, base
-
-
-@pytest.mark.checkers
-@pytest.mark.sglang_runtime
-@pytest.mark.slow
-def test_broken_corpus_still_fails_on_the_patched_tree(broken_runs: tuple[ModuleType, tuple[Any, ...], Any, Any]) -> None:
-    broken, cases, corpus, _ = broken_runs
-    assert len(cases) == len(broken.CASES)
-    for case in cases:
-        broken._assert_detected(corpus, case, f"{RELEASE}+series")
-
-
-@pytest.mark.checkers
-@pytest.mark.sglang_runtime
-@pytest.mark.slow
-def test_base_default_removed_still_fails_on_the_patched_tree(
-    broken_runs: tuple[ModuleType, tuple[Any, ...], Any, Any],
-) -> None:
-    broken, _, _, base = broken_runs
-    assert base.returncode == 1, base.stderr[-2000:]
-    spec_workers = [r for r in base.data["results"] if r["protocol"] == "SpecWorker"]
-    assert len(spec_workers) == 8
-    for item in spec_workers:
-        expected = "pass" if item["target"] in broken.OVERRIDES_ON_VERIFY_COMPLETE_CPU else "fail"
-        assert item["checkers"] == {"mypy": expected, "pyright": expected}, item
 
 
 # -- pp_proxy_tensors, statically -----------------------------------------------------------
 
-_PIPELINE_PROBE = '''\
-from spec_protocols import SupportsGrammarOverlap, SupportsPipelineProxy
-from sglang.srt.speculative.frozen_kv_mtp_worker_v2 import FrozenKVMTPWorkerV2
-from sglang.srt.speculative.ngram_worker import NGRAMWorker
-from sglang.srt.speculative.uno_worker_v2 import UnoWorkerV2
-
-
-def uno(worker: UnoWorkerV2) -> SupportsPipelineProxy:
-    return worker
-
-
-def frozen(worker: FrozenKVMTPWorkerV2) -> SupportsPipelineProxy:
-    return worker
-
-
-def canary(worker: NGRAMWorker) -> SupportsGrammarOverlap:
-    return worker  # E: NGRAM takes no grammar_barrier, so the classes were really read
-'''
-
-
-@pytest.mark.checkers
-@pytest.mark.slow
-def test_uno_and_frozen_kv_mtp_take_pp_proxy_tensors(patched_tree: Path, tmp_path: Path) -> None:
-    """0004, as pyright sees it (UNO does not import on CPU; frozen-KV MTP is
-    also checked at runtime inside the patched sglang)."""
-    (tmp_path / "probe.py").write_text(_PIPELINE_PROBE, encoding="utf-8")
-    extra = [str(patched_tree), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"pythonVersion": "3.11", "extraPaths": extra}))
-    pyright = Path(sys.executable).parent / "pyright"
-    proc = subprocess.run(
-        [str(pyright), "--pythonpath", sys.executable, "--outputjson", "probe.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    errors = [d for d in json.loads(proc.stdout)["generalDiagnostics"] if d["severity"] == "error"]
-    lines = {d["range"]["start"]["line"] + 1: d["message"].splitlines()[0] for d in errors}
-    canary = _PIPELINE_PROBE.splitlines().index("    return worker  # E: NGRAM takes no grammar_barrier, so the classes were really read") + 1
-    assert set(lines) == {canary}, lines

@@ -12,7 +12,7 @@ import pytest
 import typing_extensions
 
 from spec_protocols import DraftWorker, SpecWorker, SpecWorkerBase
-from stand_ins import StandInDraft
+from tests.stand_ins import StandInDraft
 from spec_protocols._isinstance_cache import _CACHES, MAX_ENTRIES, clear_isinstance_cache
 
 

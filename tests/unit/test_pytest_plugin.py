@@ -4,21 +4,21 @@ Each test runs pytest on a small generated test suite (``pytester``). The gate
 item tests replace ``spec_protocols.gate.run_gate`` with a fake returning a
 fixed report, so they check the plugin, not the checkers; one ``checkers`` test
 runs the real gate.
+
+This module is the fast part; tests/checkers/test_pytest_plugin.py (runs mypy or pyright) holds the rest.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
 from spec_protocols import _pytest_plugin as pytest_plugin
 from spec_protocols.gate._model import CHECKER_NAMES
 
-pytest_plugins = ["pytester"]
+from tests._paths import REPO_ROOT
 
 _BROKEN = """
     from spec_protocols import SpecWorkerBase
@@ -197,7 +197,7 @@ def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -
     pytester.makeconftest(_FAKE_GATE)
     # The plugin reads the baseline before the gate runs (an invalid one is an
     # error item), so it must exist; unused entries are tested in
-    # tests/test_pytest_plugin_baseline.py.
+    # tests/unit/test_pytest_plugin_baseline.py.
     (pytester.path / "known.json").write_text('{"version": 1, "sglang": null, "entries": []}')
     result = pytester.runpytest(
         "-p", "no:cacheprovider",
@@ -240,36 +240,8 @@ def test_gate_items_in_junit_xml(pytester: pytest.Pytester) -> None:
     assert "clear_cache_pool: missing member" in xml
 
 
-@pytest.mark.checkers
-def test_real_gate_over_a_generated_skeleton(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    # No skip on ImportError here: this project's own modules must import
-    # (tests/test_suite_hygiene.py); the plugin's error item would hide it too.
-    import spec_protocols.gate._pipeline  # noqa: F401  # pyright: ignore[reportUnusedImport]
-    from spec_protocols.gate._scaffold import write_skeleton
-
-    good = write_skeleton("worker", "GoodWorker", tmp_path)
-    bad = tmp_path / "bad_worker.py"
-    bad.write_text(
-        textwrap.dedent(
-            """
-            from spec_protocols import SpecWorkerBase
-
-            class BadWorker(SpecWorkerBase):
-                def forward_batch_generation(self, batch: object) -> None:
-                    return None
-            """
-        )
-    )
-    result = pytester.runpytest(
-        "-p", "no:cacheprovider", "--spec-protocols-gate", str(good), "--spec-protocols-gate", str(bad),
-        "--spec-protocols-checker", "runtime",
-    )
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*BadWorker vs SpecWorker: fail*", "*forward_batch_generation*"])
-
-
 def test_ci_guide_documents_every_plugin_option(pytester: pytest.Pytester) -> None:
-    guide = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text()
+    guide = (REPO_ROOT / "docs" / "ci.md").read_text()
     help_text = pytester.runpytest("-p", "no:cacheprovider", "--help").stdout.str()
     options = {word.split("=")[0] for word in help_text.split() if word.startswith("--spec-protocols-")}
     assert options == {

@@ -4,7 +4,7 @@ An entry that accepts nothing although its checker looked is a failing item
 (one per entry, its message the CLI's line); ``--spec-protocols-ignore-unused-baseline``
 drops those items; an entry of a checker that did not run is not unused; an
 invalid baseline is one error item and the gate does not run. As in
-``tests/test_pytest_plugin.py``, ``run_gate`` is replaced by a fake (in a
+``tests/unit/test_pytest_plugin.py``, ``run_gate`` is replaced by a fake (in a
 generated conftest), so no checker runs.
 """
 

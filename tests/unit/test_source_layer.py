@@ -222,7 +222,7 @@ def test_the_contract_reads_a_module_as_its_import_binds_it(tmp_path: Path) -> N
     ``match``) is bound when spec_info is imported: the contract names it
     where it is defined, through a package that re-exports it (the
     extractor's own module walker skipped ``with`` before the walkers were one)."""
-    from tests.test_contract_rules import SPEC_INFO, write_tree
+    from tests.unit.test_contract_rules import SPEC_INFO, write_tree
 
     from spec_protocols.gate._contract import extract_contract, source_at
 
@@ -250,7 +250,7 @@ def test_the_scheduler_side_is_read_as_its_import_binds_it(tmp_path: Path) -> No
     ``try`` / ``if`` exists once the module is imported: its uses of the spec
     worker are the scheduler's (only top-level definitions were walked before
     the walkers were one)."""
-    from tests.test_contract_rules import write_tree
+    from tests.unit.test_contract_rules import write_tree
 
     from spec_protocols.gate._contract import extract_contract, source_at
 

@@ -6,6 +6,8 @@ own. A counting wrapper around the runtime checker (fast: the fixture imports
 only spec_protocols) tells whether the checker ran; counting wrappers around
 the contract extractor and discovery tell whether those stages ran. No test
 here measures time.
+
+This module is the fast part; tests/checkers/test_verdict_cache.py (runs mypy or pyright) holds the rest.
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ from spec_protocols.gate._model import (
 )
 from spec_protocols.gate._pipeline import run_gate
 from spec_protocols.gate._reports import render
-from tests.test_contract_rules import write_tree
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "determinism" / "broken_workers.py"
+from tests._paths import FIXTURES
+
+FIXTURE = FIXTURES / "determinism" / "broken_workers.py"
 
 
 class Counting:
@@ -230,73 +233,6 @@ def test_editing_a_base_class_module_runs_discovery_again(
     assert stages.discoveries == 2
 
 
-def _sglang_tree(root: Path) -> Path:
-    """A small synthetic sglang release (9.9.9) that the extractor accepts."""
-    return write_tree(
-        root,
-        """
-        def __init__(self, server_args):
-            self.spec_algorithm = SpeculativeAlgorithm.from_string(server_args.speculative_algorithm)
-            DraftWorkerClass = self.spec_algorithm.create_worker(server_args)
-            self.draft_worker = DraftWorkerClass(server_args=server_args)
-
-        def run_batch(self, batch):
-            return self.draft_worker.forward_batch_generation(batch)
-        """,
-    )
-
-
-class Silent:
-    """A static checker with nothing to say, instantly: the stages are under test, not the verdicts."""
-
-    name = "mypy"
-    reads_harness = True
-    imports_target = False
-
-    def __init__(self) -> None:
-        self.runs = 0
-
-    def version(self) -> str:
-        return "silent"
-
-    def run(self, check_input: CheckInput) -> CheckerOutcome:
-        self.runs += 1
-        checks = [c for cls in check_input.discovery.classes for c in cls.checks]
-        return CheckerOutcome(self.name, dict.fromkeys(checks, Verdict.PASS), {})
-
-
-# Marked although the static checker is a fake: with --sglang PATH the gate
-# refuses a runtime-only run (the tree is not importable), so this test runs
-# a checker that reads the harness, which the suite's hygiene rule rightly
-# counts as a checker run (it cannot tell a fake from mypy).
-@pytest.mark.checkers
-def test_the_contract_is_reused_until_one_sglang_file_changes(
-    cache_on: Path, tmp_path: Path, target: Path, stages: Stages, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    silent = Silent()
-    tree = _sglang_tree(tmp_path / "release")
-
-    def gate() -> GateReport:
-        return run_gate([str(target)], checkers=[silent], sglang=str(tree))
-
-    first = gate()
-    second = gate()
-    assert stages.contracts == 1 and silent.runs == 1
-    assert _stable(second) == _stable(first)
-    assert first.sglang is not None and first.sglang.release == "9.9.9"
-    # A file the extractor reads...
-    scheduler = tree / "sglang" / "srt" / "managers" / "scheduler.py"
-    scheduler.write_text(scheduler.read_text(encoding="utf-8") + "\n    def idle(self):\n        self.draft_worker.clear_cache_pool()\n", encoding="utf-8")
-    gate()
-    assert stages.contracts == 2
-    # ... and one it does not (the whole package is keyed: it could be imported by one that is).
-    (tree / "sglang" / "utils.py").write_text("X = 1\n", encoding="utf-8")
-    gate()
-    assert stages.contracts == 3
-    gate()
-    assert stages.contracts == 3
-
-
 def test_no_cache_reads_every_stage_again(cache_on: Path, target: Path, runtime: Counting, stages: Stages) -> None:
     _gate(target, runtime)
     _gate(target, runtime)
@@ -454,17 +390,6 @@ def test_a_transient_outcome_is_not_kept(
     _gate(target, dying)
     _gate(target, dying)
     assert dying.runs == 2
-
-
-@pytest.mark.checkers
-def test_all_three_checkers_are_reused_and_report_the_same(cache_on: Path, target: Path) -> None:
-    uncached = run_gate([str(target)], cache=False)
-    run_gate([str(target)])
-    counting = {name: Counting(CHECKERS[name]) for name in ("runtime", "mypy", "pyright")}
-    cached = run_gate([str(target)], checkers=list(counting.values()))
-    assert {name: c.runs for name, c in counting.items()} == {"runtime": 0, "mypy": 0, "pyright": 0}
-    assert _stable(cached) == _stable(uncached)
-    assert {"runtime (cached)", "mypy (cached)", "pyright (cached)"} <= set(cached.timings)
 
 
 # -- the pieces ------------------------------------------------------------------

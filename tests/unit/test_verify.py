@@ -23,7 +23,7 @@ from spec_protocols import (
     SpecWorkerBase,
     verify_conformance,
 )
-from stand_ins import StandInDraft
+from tests.stand_ins import StandInDraft
 from spec_protocols._verify import abstract_members
 
 

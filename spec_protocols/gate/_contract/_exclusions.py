@@ -3,7 +3,7 @@
 Every use a release's own source makes of a worker on the serving path (a
 ``required`` use in its :class:`~spec_protocols.gate._contract._model.Contract`)
 is either a protocol member, with a signature that accepts the call, or an
-entry here with its reason. ``tests/test_contract_coverage.py`` holds every
+entry here with its reason. ``tests/slow/test_contract_coverage.py`` holds every
 supported release to that, so a release that starts calling something new
 fails the suite until a member or an entry covers it.
 

@@ -1,0 +1,280 @@
+"""The sglang integration series drops in (issue 13): integrations/sglang/0.5.23/.
+
+What is proved here, on the pristine files of the sglang 0.5.23 wheel (the
+installed sglang when its files match the wheel's RECORD, else the wheel
+fetched with ``pip download``):
+
+* the series applies with ``patch -p1``, every hunk exactly where it says,
+  and reverses to the same bytes;
+* the patched sglang imports spec_protocols in ``base_spec_worker.py`` and
+  ``draft_worker_common.py``, and no ``isinstance(..., BaseSpecWorker)`` is
+  left in ``managers/``;
+* the patched modules that import on CPU today still import;
+* the behaviour tests in tests/slow/test_integration_sglang_patched.py and the
+  lifecycle equivalence tests (tests/unit/test_base_equivalence.py) pass inside a
+  patched sglang, and the behaviour tests fail inside an unpatched one;
+* the gate passes the patched tree (runtime, mypy, pyright), and still fails
+  every case of the broken-sglang corpus applied on top of it;
+* Uno and frozen-KV MTP take ``pp_proxy_tensors``, as pyright sees them.
+
+The patched tree is a mirror of the installed sglang (directories real, files
+linked, the touched files copied first), put first on ``PYTHONPATH`` of a
+subprocess: the installed package is never written, and this process never
+imports sglang. The error counts before and after are a benchmark, not a
+test: benchmarks/integration_errors.py.
+
+This module is the part that runs mypy or pyright; tests/unit/test_integration_sglang.py (fast, no checker), tests/slow/test_integration_sglang.py (slow, no checker) hold the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from integrations.series import (
+    apply_series,
+    mirror,
+    modified_against_record,
+    patch_tool,
+    series,
+    touched_files,
+)
+from spec_protocols.gate._contract import SglangSource, installed_source
+
+RELEASE = "0.5.23"
+PATCHES = series("sglang", RELEASE)
+TOUCHED = touched_files(PATCHES)
+# -- sources ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def needs_patch() -> str:
+    tool = patch_tool()
+    if tool is None:
+        pytest.skip("GNU patch is not installed: the series is applied with patch -p1")
+    return tool
+
+
+@pytest.fixture(scope="module")
+def pristine(sglang_release: Callable[[str], SglangSource]) -> Path:
+    """The folder holding sglang 0.5.23 as its wheel ships it.
+
+    The installed sglang when it is 0.5.23 and the files the series touches
+    match the wheel's RECORD (scripts/setup installs it); else the wheel,
+    fetched into the gate's cache.
+    """
+    source = installed_source()
+    if source is not None and source.release == RELEASE:
+        try:
+            if not modified_against_record(source.root, "sglang", RELEASE, TOUCHED):
+                return source.root
+        except FileNotFoundError:
+            pass
+    return sglang_release(RELEASE).root
+
+
+@pytest.fixture(scope="module")
+def installed() -> SglangSource:
+    """The installed sglang, which the runtime tests and the gate run on: 0.5.23, unmodified."""
+    source = installed_source()
+    if source is None:
+        pytest.skip("sglang is not installed (scripts/setup installs 0.5.23)")
+    if source.release != RELEASE:
+        pytest.skip(f"the installed sglang is {source.release}; the series is for {RELEASE}")
+    try:
+        modified = modified_against_record(source.root, "sglang", RELEASE, TOUCHED)
+    except FileNotFoundError:
+        pytest.skip(f"the installed sglang has no sglang-{RELEASE}.dist-info/RECORD to compare with its wheel")
+    assert not modified, f"the installed sglang {RELEASE} differs from its wheel in {modified}"
+    return source
+
+
+@pytest.fixture(scope="module")
+def applied(pristine: Path, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files the series touches, copied from the pristine release and patched."""
+    root = tmp_path_factory.mktemp("applied")
+    for name in TOUCHED:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(pristine / name, root / name)
+    apply_series(root, PATCHES)
+    return root
+
+
+def _mirror(installed: SglangSource, dest: Path, *, patched: bool) -> Path:
+    tree = mirror(installed.root / "sglang", dest)
+    if patched:
+        apply_series(tree, PATCHES)
+    return tree
+
+
+@pytest.fixture(scope="module")
+def patched_tree(installed: SglangSource, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mirror of the installed sglang with the series applied."""
+    return _mirror(installed, tmp_path_factory.mktemp("patched"), patched=True)
+
+
+@pytest.fixture(scope="module")
+def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(tmp_path_factory.mktemp("gate-cache"))}
+
+
+def _env_with(tree: Path, **extra: str) -> dict[str, str]:
+    """This environment with ``tree`` first on PYTHONPATH."""
+    path = os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+# -- inside a patched sglang --------------------------------------------------------------
+
+# -- the gate on the patched tree -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gate_on_patched(patched_tree: Path, gate_env: dict[str, str]) -> dict[str, Any]:
+    """``spec-protocols check sglang.srt.speculative`` with all three checkers, the
+    patched tree first on the import path."""
+    env = {**gate_env, "PYTHONPATH": _env_with(patched_tree)["PYTHONPATH"]}
+    proc = subprocess.run(
+        [sys.executable, "-m", "spec_protocols.gate._cli", "check", "sglang.srt.speculative", "--format", "json", "--no-timings"],
+        cwd=patched_tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.stdout, proc.stderr[-3000:]
+    data: dict[str, Any] = json.loads(proc.stdout)
+    data["exit"] = proc.returncode
+    return data
+@pytest.mark.sglang_runtime
+def test_gate_passes_the_patched_tree(gate_on_patched: dict[str, Any], patched_tree: Path) -> None:
+    data = gate_on_patched
+    assert data["exit"] == 0, [r for r in data["results"] if r["verdict"] != "pass"]
+    assert data["sglang"]["release"] == RELEASE
+    assert Path(data["sglang"]["path"]).resolve() == patched_tree.resolve()  # the copy was checked
+    # As on the unpatched release: in particular, the contract still finds
+    # build_draft_tp_worker's draft_worker_cls behind its overloads.
+    assert data["notes"] == []
+    assert len(data["results"]) == 14
+    for item in data["results"]:
+        assert item["checkers"]["mypy"] == item["checkers"]["pyright"] == "pass", item
+        # The runtime checker imports each module; NGRAM and UNO need CUDA kernels.
+        assert item["checkers"]["runtime"] in ("pass", "skipped"), item
+    ran = [r for r in data["results"] if r["checkers"]["runtime"] == "pass"]
+    assert len(ran) >= 10, "the runtime checker imported too few patched modules"
+
+
+def _broken() -> ModuleType:
+    """The broken-sglang corpus (tests/checkers/test_gate_broken_sglang.py): its cases and helpers."""
+    return importlib.import_module("test_gate_broken_sglang")
+
+
+#: Corpus cases whose anchor text the series changes, rewritten for the patched tree.
+def _adapted_cases(broken: ModuleType) -> tuple[Any, ...]:
+    dwc = f"{broken.SPEC}/draft_worker_common.py"
+    adapted = {
+        # The series puts overloads before build_draft_tp_worker and types
+        # draft_worker_cls with DraftWorkerFactory: the same break, new anchors.
+        "h_injected_abstract": (
+            broken.Patch(
+                dwc,
+                "def resolve_draft_worker_attention_backend(",
+                broken.ABSTRACTDRAFT.lstrip("\n") + "\n\ndef resolve_draft_worker_attention_backend(",
+            ),
+            broken.Patch(
+                dwc,
+                "draft_worker_cls: DraftWorkerFactory[InjectableDraftWorker] = TpModelWorker,",
+                "draft_worker_cls: DraftWorkerFactory[InjectableDraftWorker] = AbstractDraft,",
+            ),
+        ),
+    }
+    return tuple(
+        replace(case, patches=adapted[case.key]) if case.key in adapted else case
+        for case in broken.CASES
+        if broken._applies(case, RELEASE)
+    )
+
+
+@pytest.fixture(scope="module")
+def broken_runs(installed: SglangSource, needs_patch: str, gate_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ModuleType, tuple[Any, ...], Any, Any]]:
+    """The corpus (all cases in one run, the base case alone) on top of the patched tree."""
+    broken = _broken()
+    release = broken.Release(RELEASE, installed.root / "sglang", installed=True)
+    cases = _adapted_cases(broken)
+
+    def run(name: str, patches: tuple[Any, ...]) -> Any:
+        tree = _mirror(installed, tmp_path_factory.mktemp(name), patched=True)
+        broken._apply(tree, patches, f"{RELEASE} with the series")
+        return broken.run_gate_on(tree, release, gate_env)
+
+    corpus = run("patched-broken", tuple(p for case in cases for p in case.patches))
+    base = run("patched-base-broken", broken.BASE_CASE.patches)
+    yield broken, cases, corpus, base
+@pytest.mark.sglang_runtime
+def test_broken_corpus_still_fails_on_the_patched_tree(broken_runs: tuple[ModuleType, tuple[Any, ...], Any, Any]) -> None:
+    broken, cases, corpus, _ = broken_runs
+    assert len(cases) == len(broken.CASES)
+    for case in cases:
+        broken._assert_detected(corpus, case, f"{RELEASE}+series")
+@pytest.mark.sglang_runtime
+def test_base_default_removed_still_fails_on_the_patched_tree(
+    broken_runs: tuple[ModuleType, tuple[Any, ...], Any, Any],
+) -> None:
+    broken, _, _, base = broken_runs
+    assert base.returncode == 1, base.stderr[-2000:]
+    spec_workers = [r for r in base.data["results"] if r["protocol"] == "SpecWorker"]
+    assert len(spec_workers) == 8
+    for item in spec_workers:
+        expected = "pass" if item["target"] in broken.OVERRIDES_ON_VERIFY_COMPLETE_CPU else "fail"
+        assert item["checkers"] == {"mypy": expected, "pyright": expected}, item
+
+
+# -- pp_proxy_tensors, statically -----------------------------------------------------------
+
+_PIPELINE_PROBE = '''\
+from spec_protocols import SupportsGrammarOverlap, SupportsPipelineProxy
+from sglang.srt.speculative.frozen_kv_mtp_worker_v2 import FrozenKVMTPWorkerV2
+from sglang.srt.speculative.ngram_worker import NGRAMWorker
+from sglang.srt.speculative.uno_worker_v2 import UnoWorkerV2
+
+
+def uno(worker: UnoWorkerV2) -> SupportsPipelineProxy:
+    return worker
+
+
+def frozen(worker: FrozenKVMTPWorkerV2) -> SupportsPipelineProxy:
+    return worker
+
+
+def canary(worker: NGRAMWorker) -> SupportsGrammarOverlap:
+    return worker  # E: NGRAM takes no grammar_barrier, so the classes were really read
+'''
+def test_uno_and_frozen_kv_mtp_take_pp_proxy_tensors(patched_tree: Path, tmp_path: Path) -> None:
+    """0004, as pyright sees it (UNO does not import on CPU; frozen-KV MTP is
+    also checked at runtime inside the patched sglang)."""
+    (tmp_path / "probe.py").write_text(_PIPELINE_PROBE, encoding="utf-8")
+    extra = [str(patched_tree), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"pythonVersion": "3.11", "extraPaths": extra}))
+    pyright = Path(sys.executable).parent / "pyright"
+    proc = subprocess.run(
+        [str(pyright), "--pythonpath", sys.executable, "--outputjson", "probe.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    errors = [d for d in json.loads(proc.stdout)["generalDiagnostics"] if d["severity"] == "error"]
+    lines = {d["range"]["start"]["line"] + 1: d["message"].splitlines()[0] for d in errors}
+    canary = _PIPELINE_PROBE.splitlines().index("    return worker  # E: NGRAM takes no grammar_barrier, so the classes were really read") + 1
+    assert set(lines) == {canary}, lines
