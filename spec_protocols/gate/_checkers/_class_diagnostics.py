@@ -130,7 +130,7 @@ def class_findings(
 
 # -- what a checker cannot model ---------------------------------------------
 
-_ATTRS = "attrs generates its __init__ from the fields, and the checker is not given attrs here"
+_ATTRS = "sglang builds it through the __init__ attrs generates from its fields, and the checker is not given attrs here"
 _CACHED = "it is a functools.cached_property, which the checker reads as the descriptor, not as the value an instance gives"
 _PARTIAL = "it is a functools.partialmethod, which the checker reads as the descriptor, not as the method an instance binds"
 _GETATTR = "the class's __getattr__ gives it to an instance (sglang reads it on the instance), which the checker cannot follow"
@@ -165,5 +165,11 @@ def unmodelled(findings: Sequence[Finding], cls: DiscoveredClass | None, regions
     out: list[Finding] = []
     for finding in findings:
         why = _why(finding, cls, regions)
-        out.append(finding if why is None else replace(finding, wrong=Wrong.UNMODELLED, detail=why))
+        if why is None:
+            out.append(finding)
+        else:
+            # attrs' __init__ is the class's own, written by its decorator:
+            # reported at the class, not at a base's __init__.
+            member = None if why is _ATTRS else finding.member
+            out.append(replace(finding, wrong=Wrong.UNMODELLED, member=member, detail=why))
     return out

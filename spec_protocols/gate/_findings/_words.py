@@ -107,7 +107,7 @@ def _body_diagnostics(f: Finding) -> str:
 
 
 def _unmodelled(f: Finding) -> str:
-    lead = f"{f.checker} cannot check {f.member}" if f.member else f"{f.checker} cannot check this class"
+    lead = f"{f.checker} cannot check {f.member}" if f.member else f"{f.checker} cannot check how this class is built"
     said = f" (it says: {'; '.join(f.reasons)})" if f.reasons else ""
     return f"{lead}: {f.detail}{said}; another checker decides"
 
