@@ -38,7 +38,7 @@ LAYOUT_MARKERS: dict[str, tuple[str, ...]] = {
 # The suite runs the gate with its verdict cache off (this process and every
 # subprocess inherit it): many tests replace a checker or part of one, which
 # no cache key can see, and a test that expects a checker to run must see it
-# run. test_verdict_cache.py (tests/unit/ and tests/checkers/) turns the
+# run. test_verdict_cache.py (tests/slow/ and tests/checkers/) turns the
 # cache on, under tmp_path, for the tests that are about it.
 os.environ.setdefault("SPEC_PROTOCOLS_NO_CACHE", "1")
 

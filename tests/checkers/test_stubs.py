@@ -94,6 +94,13 @@ def installed_stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
+def test_the_wheel_installs_the_stub_only_package(installed_stubs: Path) -> None:
+    package = installed_stubs / "sglang-stubs"
+    assert (package / "py.typed").read_text() == "partial\n"
+    assert (package / "srt" / "managers" / "tp_worker.pyi").is_file()
+    assert not (installed_stubs / "sglang").exists(), "the stubs must not install as a runtime package"
+
+
 @pytest.fixture
 def user_project(tmp_path: Path) -> Path:
     """A folder with one user file and no checker configuration at all."""

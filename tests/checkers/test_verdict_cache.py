@@ -7,7 +7,7 @@ only spec_protocols) tells whether the checker ran; counting wrappers around
 the contract extractor and discovery tell whether those stages ran. No test
 here measures time.
 
-This module is the part that runs mypy or pyright; tests/unit/test_verdict_cache.py (fast, no checker) holds the rest.
+This module is the part that runs mypy or pyright; tests/slow/test_verdict_cache.py (slow, no checker) holds the rest.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ This module is the slow part; tests/unit/test_integration_sglang.py (fast, no ch
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -168,6 +169,40 @@ def _import_probe(env: dict[str, str], cwd: Path) -> dict[str, list[str | None]]
     assert proc.returncode == 0, proc.stderr[-3000:]
     result: dict[str, list[str | None]] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
+
+
+def _base_class_guards(path: Path) -> list[int]:
+    """Lines of ``isinstance(..., BaseSpecWorker)`` (a tuple of classes included)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+            if len(node.args) == 2 and "BaseSpecWorker" in {
+                n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)
+            }:
+                lines.append(node.lineno)
+    return lines
+
+
+def _private_runner_calls(path: Path) -> list[int]:
+    """Lines of ``<anything>._draft_model_runners`` (BaseSpecWorker's private method)."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "_draft_model_runners"
+    ]
+
+
+def test_managers_use_neither_the_base_class_guard_nor_the_private_call(pristine: Path, applied: Path) -> None:
+    before: dict[str, list[int]] = {}
+    after: dict[str, list[int]] = {}
+    for path in sorted((pristine / "sglang/srt/managers").rglob("*.py")):
+        name = path.relative_to(pristine).as_posix()
+        patched = applied / name if name in TOUCHED else path
+        before[name] = _base_class_guards(path) + _private_runner_calls(path)
+        after[name] = _base_class_guards(patched) + _private_runner_calls(patched)
+    # 0.5.23 has two guards and one private call: the check is not vacuous.
+    assert sum(map(len, before.values())) == 3
+    assert {name: lines for name, lines in after.items() if lines} == {}
 
 
 @pytest.mark.sglang_runtime

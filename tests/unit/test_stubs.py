@@ -12,14 +12,9 @@ This module is the fast part; tests/checkers/test_stubs.py (runs mypy or pyright
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from tests._paths import REPO_ROOT
-
 
 STUBS = REPO_ROOT / "stubs"
 # The stubbed modules, as stubtest takes them: a package, not its submodules
@@ -59,27 +54,3 @@ def test_every_stub_module_is_verified() -> None:
 
 def test_py_typed_marks_the_stubs_partial() -> None:
     assert (STUBS / "sglang" / "py.typed").read_text() == "partial\n"
-
-
-@pytest.fixture(scope="module")
-def installed_stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``pip install ./stubs`` into a throwaway --target folder; returns that folder."""
-    target = tmp_path_factory.mktemp("site")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps",
-         "--target", str(target), str(STUBS)],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return target
-
-
-def test_the_wheel_installs_the_stub_only_package(installed_stubs: Path) -> None:
-    package = installed_stubs / "sglang-stubs"
-    assert (package / "py.typed").read_text() == "partial\n"
-    assert (package / "srt" / "managers" / "tp_worker.pyi").is_file()
-    assert not (installed_stubs / "sglang").exists(), "the stubs must not install as a runtime package"
-
-
-# -- the gate beside installed stubs -------------------------------------------
-

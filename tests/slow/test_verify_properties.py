@@ -4,6 +4,7 @@ Hypothesis builds classes from random members (plain, async, static and class
 methods with random signatures, properties, properties that raise, data
 attributes, bare annotations, ``__signature__`` values that break
 ``inspect.signature``), with and without a ``__getattr__`` and a metaclass.
+Slow (tests/slow/): hypothesis's examples take several seconds per test.
 """
 
 from __future__ import annotations

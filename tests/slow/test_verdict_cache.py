@@ -7,7 +7,9 @@ only spec_protocols) tells whether the checker ran; counting wrappers around
 the contract extractor and discovery tell whether those stages ran. No test
 here measures time.
 
-This module is the fast part; tests/checkers/test_verdict_cache.py (runs mypy or pyright) holds the rest.
+This module is the slow part (each test runs the gate's pipeline, discovery and contract
+included: a second or more each, half the fast tier's time when it was there);
+tests/checkers/test_verdict_cache.py (runs mypy or pyright) holds the rest.
 """
 
 from __future__ import annotations
