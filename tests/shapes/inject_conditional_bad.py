@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 # expect: inject_conditional_bad.ConditionalFastDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_conditional_bad.ConditionalFastDraft DraftWorkerFactory fail runtime=fail mypy=fail pyright=fail
 class ConditionalFastDraft(TpModelWorker):
     """The experimental draft worker: only wants the server arguments."""
 
@@ -33,6 +34,7 @@ class ConditionalFastDraft(TpModelWorker):
 
 
 # expect: inject_conditional_bad.ConditionalSafeDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_conditional_bad.ConditionalSafeDraft DraftWorkerFactory pass runtime=pass mypy=pass pyright=pass
 class ConditionalSafeDraft(TpModelWorker):
     """The default draft worker: TpModelWorker's constructor."""
 

@@ -31,7 +31,7 @@ from spec_protocols.gate._discovery._source_index import ModuleSource, SourceInd
 from spec_protocols.gate._model import InjectionSite
 from spec_protocols.gate._source import dotted_name
 
-__all__ = ["INJECTION_NAME", "Injection", "attribute_classes", "classify_injection", "injections", "number_sites"]
+__all__ = ["INJECTION_NAME", "Injection", "attribute_classes", "classify_injection", "injections", "may_inject", "number_sites"]
 
 INJECTION_NAME = "draft_worker_cls"
 
@@ -185,6 +185,8 @@ def attribute_classes(index: SourceIndex, injection: Injection) -> tuple[tuple[s
     resolves (``False`` also when none was found, or the value is no such
     attribute)."""
     value = injection.value
+    if isinstance(value, ast.Name):
+        return _local_classes(index, injection, value.id)
     if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id in ("self", "cls")):
         return (), False
     module = injection.module
@@ -235,5 +237,124 @@ def _attribute_values(node: ast.ClassDef, attribute: str) -> Iterator[ast.expr]:
                             yield inner.value
 
 
+def _local_classes(index: SourceIndex, injection: Injection, name: str) -> tuple[tuple[str, ...], bool]:
+    """For a name local to the function the injection is in (``draft:
+    type[TpModelWorker] = Legacy``, then ``draft_worker_cls=draft``): the
+    classes its assignments there name, and whether every one did."""
+    function = _function_at(injection.module.tree, injection.scope)
+    if function is None:
+        return (), False
+    found: list[str] = []
+    complete = True
+    for node in _own_statements(function.body):
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            continue
+        dotted = dotted_name(node.value) if isinstance(node.value, ast.Name | ast.Attribute) else None
+        resolved = index.resolve(injection.module, dotted) if dotted is not None else None
+        if resolved is not None and index.class_def(resolved) is not None:
+            found.append(resolved)
+        else:
+            complete = False
+    return tuple(dict.fromkeys(found)), complete and bool(found)
+
+
+def _function_at(tree: ast.Module, scope: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose qualified name is ``scope`` (``Class.method``, ``outer.inner``)."""
+    body: list[ast.stmt] = tree.body
+    found: ast.stmt | None = None
+    for part in scope.split("."):
+        found = next(
+            (
+                n
+                for n in _own_statements(body)
+                if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and n.name == part
+            ),
+            None,
+        )
+        if not isinstance(found, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        body = found.body
+    return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a function body, nested blocks included, nested functions and classes not."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for child in reversed(list(ast.iter_child_nodes(stmt))):
+            if isinstance(child, ast.stmt):
+                stack.append(child)
+
+
 def _is_none(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is None
+
+
+#: The callables whose result wraps the class they are given (its call is not the class's own).
+_WRAPPERS = frozenset({"functools.partial"})
+
+
+def may_inject(index: SourceIndex, injection: Injection) -> tuple[str, ...] | None:
+    """What an injection discovery could not follow may give
+    ``build_draft_tp_worker`` as the class itself: ``()`` for a wrapper (a
+    lambda, a ``functools.partial``, a factory function passed by name:
+    sglang calls the wrapper, which builds the class its own way; the static
+    checkers judge it in place), the classes a called helper's returns name
+    (``pick(server_args)``), or ``None``: anything its declared type admits."""
+    value = injection.value
+    module = injection.module
+    if isinstance(value, ast.Lambda):
+        return ()
+    dotted = dotted_name(value) if isinstance(value, ast.Name | ast.Attribute) else None
+    if dotted is not None and _module_function(module, dotted) is not None:
+        return ()
+    if isinstance(value, ast.IfExp | ast.BoolOp):
+        named = _classes_named(index, module, value)
+        return tuple(dict.fromkeys(named)) if named else None
+    if isinstance(value, ast.Call):
+        callee = dotted_name(value.func)
+        if callee is not None and _imported_as(module, callee) in _WRAPPERS:
+            return ()
+        function = _module_function(module, callee) if callee is not None else None
+        if function is not None:
+            returned = [r.value for r in _own_statements(function.body) if isinstance(r, ast.Return) and r.value is not None]
+            found = [c for expr in returned for c in _classes_named(index, module, expr)]
+            return tuple(dict.fromkeys(found)) if found else None
+    return None
+
+
+def _imported_as(module: ModuleSource, dotted: str) -> str:
+    """``dotted`` with its first name replaced by what the module imported as it (``partial`` -> ``functools.partial``)."""
+    head, _, rest = dotted.partition(".")
+    full = module.imports.get(head, head)
+    return f"{full}.{rest}" if rest else full
+
+
+def _module_function(module: ModuleSource, dotted: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A function the module defines at its top level, by name."""
+    return next(
+        (
+            n
+            for n in _own_statements(module.tree.body)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == dotted
+        ),
+        None,
+    )
+
+
+def _classes_named(index: SourceIndex, module: ModuleSource, expr: ast.expr) -> list[str]:
+    """The classes an expression names as values: a reference, a conditional's arms, ``a or b``."""
+    if isinstance(expr, ast.IfExp):
+        return [*_classes_named(index, module, expr.body), *_classes_named(index, module, expr.orelse)]
+    if isinstance(expr, ast.BoolOp):
+        return [c for v in expr.values for c in _classes_named(index, module, v)]
+    dotted = dotted_name(expr) if isinstance(expr, ast.Name | ast.Attribute) else None
+    resolved = index.resolve(module, dotted) if dotted is not None else None
+    return [resolved] if resolved is not None and index.class_def(resolved) is not None else []

@@ -44,7 +44,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._discovery._injections import attribute_classes, classify_injection, injections, number_sites
+from spec_protocols.gate._discovery._injections import (
+    attribute_classes,
+    classify_injection,
+    injections,
+    may_inject,
+    number_sites,
+)
 from spec_protocols.gate._discovery._members import member_definitions
 from spec_protocols.gate._discovery._registrations import registrations
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, SourceReads
@@ -115,6 +121,11 @@ class _Picks:
     injected_at: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
     sites: list[InjectionSite] = field(default_factory=list[InjectionSite])
     notes: list[str] = field(default_factory=list[str])
+    #: For each site: the classes it may give build_draft_tp_worker as they are
+    #: (``None``: any its module can name; see :func:`may_inject`).
+    reaches: list[tuple[InjectionSite, tuple[str, ...] | None]] = field(
+        default_factory=list[tuple[InjectionSite, "tuple[str, ...] | None"]]
+    )
     #: Qualified class name -> the registrations that hand it to the scheduler.
     registered: dict[str, list[Registration]] = field(default_factory=dict[str, list[Registration]])
 
@@ -264,6 +275,7 @@ def _pick_injections(index: SourceIndex, module: ModuleSource, picks: _Picks) ->
             picks.injected_at.setdefault(qualified, []).append(f"{module.file}:{injection.value.lineno}")
         if isinstance(site_or_class, InjectionSite) and not complete:
             picks.sites.append(site_or_class)
+            picks.reaches.append((site_or_class, may_inject(index, injection)))
 
 
 def _pick_registrations(
@@ -285,15 +297,20 @@ def _hold_injectable(index: SourceIndex, picks: _Picks) -> None:
     """Where an injection cannot be followed, what it injects may be any
     ``TpModelWorker`` subclass its module can name (defines or imports): a
     declared ``type[TpModelWorker]`` (``build_draft_tp_worker``'s own
-    annotation) admits each whatever its ``__init__`` takes. Each concrete
-    one the targets define is held to the factory call."""
+    annotation) admits each whatever its ``__init__`` takes; a helper it
+    calls, the classes its returns name; a wrapper (a lambda, a partial, a
+    factory function), none as it is. Each concrete one the targets define
+    is held to the factory call."""
     reachable: dict[str, list[str]] = {}
-    for site in picks.sites:
+    for site, reaches in picks.reaches:
         module = index.get(site.module)
         if module is None:
             continue
-        named = [f"{module.name}.{q}" for q in module.classes]
-        named += [r for r in (index.resolve(module, local) for local in module.imports) if r is not None]
+        if reaches is None:
+            named = [f"{module.name}.{q}" for q in module.classes]
+            named += [r for r in (index.resolve(module, local) for local in module.imports) if r is not None]
+        else:
+            named = list(reaches)
         for qualified in named:
             reachable.setdefault(qualified, []).append(f"{site.file}:{site.line}")
     subclassed = {base for qualified in picks.roles for base in index.ancestry(qualified)}
