@@ -22,8 +22,8 @@ The checker is killed as soon as it starts, and the test fails there
 (``pytest.fail`` raises a ``BaseException``, which no ``except Exception`` of
 the code under test catches; a bare ``except:`` that swallows it is not seen).
 
-Limits: a grandchild process is not seen (a shell script, ``pre-commit`` or
-another pytest that starts mypy; the gate's own subprocesses are seen only
+Limits: a grandchild process is not seen (a shell script or ``bash -c``,
+``pre-commit``, or another pytest that starts mypy; the gate's own subprocesses are seen only
 through its argv); a gate whose checkers come from somewhere other than its
 argv (a configuration file, an environment variable) is judged by its argv;
 a gate ``check`` that stops on a usage error (exit 2) before any checker runs
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -103,7 +104,6 @@ def _message(what: str) -> str:
 @pytest.fixture(autouse=True)
 def no_static_checker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Fail the test that starts a static checker (see this module's docstring)."""
-    import subprocess
 
     def refuse(what: str) -> None:
         pytest.fail(_message(what), pytrace=False)

@@ -1,7 +1,7 @@
 """sglang 0.5.23 with the integration series applied: what the patches change, on CPU.
 
 The series is ``integrations/sglang/0.5.23/``. These tests run only inside an
-interpreter whose ``sglang`` is a patched copy: ``tests/unit/test_integration_sglang.py``
+interpreter whose ``sglang`` is a patched copy: ``tests/slow/test_integration_sglang.py``
 builds one (the installed sglang mirrored, the series applied with
 ``patch -p1``), puts it first on ``PYTHONPATH``, names it in
 ``SPEC_PROTOCOLS_PATCHED_SGLANG`` and requires every test here to pass (and
@@ -38,7 +38,7 @@ from tests._sglang import import_sglang
 PATCHED_ROOT = os.environ.get("SPEC_PROTOCOLS_PATCHED_SGLANG")
 
 if not PATCHED_ROOT:
-    pytest.skip("runs inside a patched sglang; tests/unit/test_integration_sglang.py starts one", allow_module_level=True)
+    pytest.skip("runs inside a patched sglang; tests/slow/test_integration_sglang.py starts one", allow_module_level=True)
 
 pytestmark = pytest.mark.sglang_runtime
 
@@ -289,7 +289,7 @@ def test_build_draft_tp_worker_builds_a_conforming_class(monkeypatch: pytest.Mon
 def test_frozen_kv_mtp_takes_pp_proxy_tensors() -> None:
     """0004: FrozenKVMTPWorkerV2 satisfies SupportsPipelineProxy (it did not in 0.5.23).
 
-    (UnoWorkerV2 does not import on CPU; tests/unit/test_integration_sglang.py
+    (UnoWorkerV2 does not import on CPU; tests/checkers/test_integration_sglang.py
     checks it statically.)"""
     cls = patched(SPEC + "frozen_kv_mtp_worker_v2").FrozenKVMTPWorkerV2
     result = verify_conformance(cls, SupportsPipelineProxy)
