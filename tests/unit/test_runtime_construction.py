@@ -248,3 +248,23 @@ def _raised(code: str, name: str) -> BaseException:
 )
 def test_an_import_failure_of_the_modules_own_code_fails_it(code: str, fails: bool) -> None:
     assert import_failure(_raised(code, "plugmod.sub"), "plugmod.sub") is fails
+
+
+def test_a_kept_sglang_member_that_stores_on_a_frozen_class_fails() -> None:
+    class Stores(Base):
+        def alloc(self, pool: object = None) -> None:
+            self.pool = pool
+
+    Stores.__module__ = "sglang.fake_base"
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Frozen(Stores):
+        width: int = 1
+
+    @dataclasses.dataclass(eq=False)
+    class Thawed(Stores):
+        width: int = 1
+
+    [finding] = construction_findings(Frozen, ("alloc",), "the scheduler")
+    assert finding.member == "alloc" and "frozen dataclass" in finding.message and "self.pool" in finding.message
+    assert construction_findings(Thawed, ("alloc",), "the scheduler") == []

@@ -45,7 +45,16 @@ from typing import cast
 
 from spec_protocols._member_shapes import defining_class, static_mro, type_name
 
-__all__ = ["ConstructionFinding", "Chain", "blocked_store", "construction_findings", "factory_write_findings", "init_chain"]
+__all__ = [
+    "Chain",
+    "ConstructionFinding",
+    "blocked_store",
+    "construction_findings",
+    "factory_write_findings",
+    "frozen",
+    "init_chain",
+    "kept_store_findings",
+]
 
 #: The modules whose classes are sglang's: a base constructor of theirs that
 #: never runs leaves their defaults without what they read.
@@ -279,6 +288,7 @@ def construction_findings(cls: type, called: Sequence[str], call_site: str) -> l
             )
     if not chain.partial:
         found.extend(_base_never_runs(cls, chain, called))
+    found.extend(kept_store_findings(cls, called))
     return found
 
 
@@ -304,6 +314,51 @@ def _base_never_runs(cls: type, chain: Chain, called: Sequence[str]) -> list[Con
                         "when sglang reads it",
                     )
                 )
+    return found
+
+
+def frozen(cls: type) -> str | None:
+    """Why every ``self.x = ...`` on ``cls``'s instances raises, in words: a
+    frozen dataclass's or attrs class's ``__setattr__``; None otherwise."""
+    hit = defining_class(cls, "__setattr__")
+    if hit is None or hit[0] is object:
+        return None
+    owner, setter = hit
+    params = _namespace(owner).get("__dataclass_params__")
+    if params is not None and getattr(params, "frozen", False) is True:
+        return f"{type_name(owner)} is a frozen dataclass"
+    name = getattr(setter, "__name__", "")
+    if isinstance(name, str) and "frozen" in name:
+        return f"{type_name(owner)} is frozen (its __setattr__ is {name})"
+    return None
+
+
+def kept_store_findings(cls: type, called: Sequence[str]) -> list[ConstructionFinding]:
+    """Members sglang calls that the class keeps from an sglang base, and
+    that store on ``self`` what the class refuses (``alloc_memory_pool``
+    sets ``self.req_to_token_pool``: a frozen class, a read-only property)."""
+    found: list[ConstructionFinding] = []
+    locked = frozen(cls)
+    for member in called:
+        hit = defining_class(cls, member)
+        if hit is None or not type_name(hit[0]).startswith(_SGLANG):
+            continue
+        func: object = hit[1].fget if isinstance(hit[1], property) else hit[1]
+        node = _function_node(func)
+        if node is None or not node.args.args:
+            continue
+        stores = dict.fromkeys(t for sub in ast.walk(node) for t in _stored(sub, node.args.args[0].arg))
+        for name in stores:
+            why = locked or blocked_store(cls, name)
+            if why is not None:
+                found.append(
+                    ConstructionFinding(
+                        member,
+                        f"[construction] the inherited {member} ({type_name(hit[0])}'s) sets self.{name}, but {why}: "
+                        "it raises when sglang calls it",
+                    )
+                )
+                break
     return found
 
 

@@ -73,6 +73,15 @@ class ProbeClass:
     target: str
     protocols: tuple[str, ...]
     may_be_abstract: bool = False
+    #: What its registrations hold it to (``gate._roles.registered_terms``):
+    #: SpecWorker member -> each call the scheduler makes of it on the
+    #: branches the registered algorithm runs, in place of the protocol's
+    #: signature (``supports_overlap=False``: ``pp_proxy_tensors=``, no ``on_publish=``);
+    calls: Mapping[str, tuple[CallShape, ...]] = field(default_factory=dict[str, tuple[CallShape, ...]])
+    #: the capability protocols its ``spec_class`` turns on (``SupportsGrammarOverlap``);
+    capabilities: tuple[str, ...] = ()
+    #: and the keywords a ``functools.partial`` that ``create_worker`` returns binds for the constructor.
+    bound_keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +101,11 @@ class ProbeRelease:
     factory_keywords: tuple[str, ...] | None = None
     #: The members build_draft_tp_worker assigns on the draft it built (``ReleaseTerms.draft_factory_writes``).
     factory_writes: tuple[str, ...] = ()
+    #: Protocol -> hook -> how sglang calls a hook it finds with ``getattr``
+    #: (``ReleaseTerms.hooks``; only those called): held by a class that defines it.
+    hook_calls: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
+    #: Protocol -> the hooks sglang iterates (a method is not iterable).
+    hook_iterated: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
     #: Protocol -> method -> how a release outside the supported range calls
     #: it (``ReleaseTerms.call_shapes``), in place of the protocol's signature.
     call_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])

@@ -36,6 +36,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 from pathlib import Path
 from spec_protocols.gate._checkers._probe_channel import (
     Checking,
@@ -50,7 +51,7 @@ from spec_protocols.gate._checkers._probe_channel import (
     read_progress,
     request_text,
 )
-from spec_protocols.gate._contract import ReleaseTerms, release_terms
+from spec_protocols.gate._contract import CallShape, ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import (
     Check,
@@ -64,7 +65,7 @@ from spec_protocols.gate._model import (
     Problem,
     Verdict,
 )
-from spec_protocols.gate._roles import role_policies
+from spec_protocols.gate._roles import registered_terms, role_policies
 
 __all__ = ["RUNTIME", "RuntimeChecker", "run_runtime"]
 
@@ -104,10 +105,7 @@ def run_runtime(
         verdicts[check] = Verdict.SKIPPED
         problems[check] = ()
         notes[check] = SITE_NOTE
-    items = [
-        ProbeClass(index, c.module, c.qualname, c.dotted, tuple(k.protocol for k in c.checks), c.may_be_abstract)
-        for index, c in enumerate(classes)
-    ]
+    items = [_item(index, c, terms) for index, c in enumerate(classes)]
     died = False
     if items:
         results, died = _run_probes(items, search_roots, timeout, deadline=start + timeout, release=_release(terms))
@@ -120,6 +118,25 @@ def run_runtime(
     # A probe that died may not die next time (it was killed for memory, say):
     # such an outcome is not one to reuse.
     return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes, transient=died)
+
+
+def _item(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeClass:
+    """One class to probe, with what its registrations hold it to (the
+    scheduler branches they select, a spec_class's capabilities, keywords a
+    partial binds): as the static checkers' harness holds it."""
+    registered = registered_terms(found.registrations, terms)
+    calls = {member: tuple(cast(CallShape, s) for s in shapes) for member, shapes in registered.calls.items()}
+    return ProbeClass(
+        index,
+        found.module,
+        found.qualname,
+        found.dotted,
+        tuple(k.protocol for k in found.checks),
+        found.may_be_abstract,
+        calls=calls,
+        capabilities=registered.capabilities,
+        bound_keywords=registered.bound_keywords,
+    )
 
 
 def _release(terms: ReleaseTerms) -> ProbeRelease:
@@ -135,6 +152,12 @@ def _release(terms: ReleaseTerms) -> ProbeRelease:
         # A release outside the supported range: how it calls each method
         # (ReleaseTerms.call_shapes), which replaces the protocol's signature.
         call_shapes={protocol: dict(shapes) for protocol, shapes in terms.call_shapes.items()},
+        # The hooks sglang finds with getattr: a class that defines one is
+        # held to its calls, and to being iterable where sglang iterates it.
+        hook_calls={
+            protocol: {m: h.call for m, h in hooks.items() if h.call is not None} for protocol, hooks in terms.hooks.items()
+        },
+        hook_iterated={protocol: tuple(m for m, h in hooks.items() if h.iterated) for protocol, hooks in terms.hooks.items()},
     )
 
 

@@ -45,7 +45,9 @@ import spec_protocols
 from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._members import protocol_members
+from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
+from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._checkers._construction import construction_findings, factory_write_findings
 from spec_protocols.gate._checkers._probe_channel import (
     Checking,
@@ -179,7 +181,7 @@ def _problem(member: str | None, message: str) -> ProbeProblem:
 
 
 def _check(
-    obj: object, protocol: str, may_be_abstract: bool, release: ProbeRelease | None = None
+    obj: object, protocol: str, may_be_abstract: bool, release: ProbeRelease | None = None, item: ProbeClass | None = None
 ) -> tuple[list[ProbeProblem], str | None]:
     """``(problems, note)`` for one class against one protocol, as the class's
     role asks (:mod:`spec_protocols.gate._roles`).
@@ -188,15 +190,23 @@ def _check(
     constructor that cannot take sglang's call) come first, with member
     ``"__init__"``; then the protocol's members, in its order. ``release``
     narrows the members to those the release calls and gives the keywords
-    of its constructor calls.
+    of its constructor calls; ``item``'s registrations select the calls
+    (the scheduler branches), capabilities and bound keywords that apply.
     """
     release = release or ProbeRelease()
+    item = item or ProbeClass(-1, "", "", "", (protocol,))
     role = policy_for(protocol)
     if role.members is None:
         return _construction_problems(obj, role, release), None
     is_class = issubclass(type(obj), type)
-    construction, note = _building_problems(obj, role, may_be_abstract, release, is_class)
-    members = _member_problems(obj, role.members, release, is_class)
+    construction, note = _building_problems(obj, role, may_be_abstract, release, is_class, item.bound_keywords)
+    spec_worker = role.members == ProtocolName.SPEC_WORKER
+    calls: Mapping[str, tuple[CallShape, ...]] = item.calls if spec_worker else {}
+    members = _member_problems(obj, role.members, release, is_class, calls)
+    if is_class:
+        members.extend(_hook_problems(cast(type, obj), role.members, release))
+    if is_class and spec_worker:
+        members.extend(_capability_problems(cast(type, obj), item.capabilities))
     if role.inherits_defaults and is_class:
         members.extend(_inherited_problems(cast(type, obj), release))
     return construction + members, note
@@ -241,11 +251,12 @@ def _own_members(protocol: str, base: str) -> set[str]:
 
 
 def _building_problems(
-    obj: object, role: RolePolicy, may_be_abstract: bool, release: ProbeRelease, is_class: bool
+    obj: object, role: RolePolicy, may_be_abstract: bool, release: ProbeRelease, is_class: bool, bound: Sequence[str] = ()
 ) -> tuple[list[ProbeProblem], str | None]:
     """Whether sglang can build the class in ``role``: concrete (or an
     intentional base the role excuses, with a note), and a constructor that
-    takes the call sglang makes."""
+    takes the call sglang makes (with ``bound``: the keywords a partial that
+    ``create_worker`` returns adds to the scheduler's)."""
     abstract = abstract_members(cast(type, obj)) if is_class else ()
     if abstract and role.may_be_abstract(may_be_abstract):
         return [], ABSTRACT_BASE_NOTE
@@ -260,6 +271,8 @@ def _building_problems(
     # sglang builds it with one call (the factory protocol's, or the
     # release's own keywords).
     keywords = _release_keywords(release, construction)
+    if keywords is not None and construction is Construction.SCHEDULER:
+        keywords = (*keywords, *(k for k in bound if k not in keywords))
     ctor = (
         verify_conformance(obj, _PROTOCOLS[construction.factory]).problems
         if keywords is None
@@ -289,24 +302,63 @@ def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[
     return [_problem(f.member, f.message) for f in construction_findings(cls, called, site)]
 
 
-def _member_problems(obj: object, protocol: str, release: ProbeRelease, is_class: bool) -> list[ProbeProblem]:
+def _member_problems(
+    obj: object, protocol: str, release: ProbeRelease, is_class: bool, calls: Mapping[str, tuple[CallShape, ...]]
+) -> list[ProbeProblem]:
     """The protocol's members the release calls, in the protocol's order."""
     result = verify_conformance(obj, _PROTOCOLS[protocol])
     wanted = release.members.get(protocol)
     checked = [p for p in result.problems if wanted is None or p.member in wanted]
     # A release outside the supported range is held to its own calls: a
     # method it calls in a shape of its own is judged by that call, not by
-    # the protocol's (newest release's) signature.
-    shapes = release.call_shapes.get(protocol) or {}
+    # the protocol's (newest release's) signature. So is a class whose
+    # registrations select the scheduler's branches (``calls``):
+    # ``supports_overlap=False`` runs only the synchronous one.
+    shapes: dict[str, tuple[CallShape, ...]] = {m: (s,) for m, s in (release.call_shapes.get(protocol) or {}).items()}
+    shapes.update(calls)
     if shapes and is_class:
         checked = [p for p in checked if not (p.member in shapes and p.kind == "signature")]
-        for name, shape in shapes.items():
-            checked.extend(
-                verify_method_call(
+        for name, each in shapes.items():
+            for shape in each:
+                found = verify_method_call(
                     cast(type, obj), name, positional=shape.positional, keywords=shape.keywords, optional_keywords=shape.optional_keywords
                 )
-            )
+                checked.extend(p for p in found if p not in checked)
     return [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
+
+
+def _hook_problems(cls: type, protocol: str, release: ProbeRelease) -> list[ProbeProblem]:
+    """The hooks sglang finds with ``getattr(w, name, default)`` that the
+    class defines itself (not sglang's own default): held to how sglang
+    calls them (``prepare_for_kv_cache_release(req)``,
+    batch_result_processor.py) and to being iterable where it iterates them
+    (``spec_v2_attn_backends``, overlap_utils.decide_needs_cpu_seq_lens)."""
+    found: list[ProbeProblem] = []
+    for name, shape in sorted((release.hook_calls.get(protocol) or {}).items()):
+        if _defines(cls, name):
+            for p in verify_method_call(cls, name, positional=shape.positional, keywords=shape.keywords, optional_keywords=shape.optional_keywords):
+                found.append(_problem(name, f"[{p.kind}] sglang finds it with getattr and calls it: {p.message}"))
+    for name in release.hook_iterated.get(protocol) or ():
+        hit = lookup(cls, MISSING, name) if _defines(cls, name) else None
+        if hit is not None and hit.shape == "method":
+            found.append(_problem(name, "[kind] is a method, but sglang finds it with getattr and iterates it (a method is not iterable): make it a property or an attribute"))
+    return found
+
+
+def _defines(cls: type, name: str) -> bool:
+    """Whether ``name`` comes from the class or a base of its own, not from sglang or this package."""
+    hit = defining_class(cls, name)
+    return hit is not None and not type_name(hit[0]).startswith(("sglang.", "spec_protocols."))
+
+
+def _capability_problems(cls: type, capabilities: Sequence[str]) -> list[ProbeProblem]:
+    """The capability protocols a registration's ``spec_class`` turns on
+    (``supports_grammar_overlap()`` -> the overlap call adds ``grammar_barrier=``)."""
+    found: list[ProbeProblem] = []
+    for capability in capabilities:
+        problems = verify_conformance(cls, _CAPABILITIES[capability]).problems
+        found.extend(_problem(p.member, f"[{p.kind}] {capability}: {p.message}") for p in problems)
+    return found
 
 
 def _inherited_problems(cls: type, release: ProbeRelease) -> list[ProbeProblem]:
@@ -365,7 +417,7 @@ def _results(
             yield ProbeResult(item.target, protocol, Verdict.SKIPPED, note=skip)
             continue
         try:
-            problems, note = _check(obj, protocol, item.may_be_abstract, release)
+            problems, note = _check(obj, protocol, item.may_be_abstract, release, item)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001

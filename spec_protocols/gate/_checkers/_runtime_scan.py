@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from spec_protocols._member_shapes import static_mro, type_name
-from spec_protocols.gate._discovery._selection import DRAFT_ROOTS, SPEC_ROOTS
+from spec_protocols.gate._discovery import DRAFT_ROOTS, SPEC_ROOTS
 from spec_protocols.gate._model import ProtocolName
 
 __all__ = ["FoundClass", "FOUND_AT_IMPORT_NOTE", "classes_at_import", "import_failure"]
