@@ -14,6 +14,10 @@ source is read). A class is picked when
 * a registration hands it to the scheduler
   (:mod:`spec_protocols.gate._discovery._registrations`): ``SpecWorker``,
   whatever its bases, and it must be concrete;
+* it is decorated with ``spec_protocols.spec_worker_class`` (``SpecWorker``,
+  and it must be concrete) or ``draft_worker_class`` (an injected draft
+  worker), whatever its bases
+  (:mod:`spec_protocols.gate._discovery._decorated`);
 * a plain reference to it is injected as ``draft_worker_cls`` (or
   ``self.attr``, where every value the class gives ``attr`` is one):
   ``DraftWorkerFactory`` (and ``DraftWorker``, since what the factory builds
@@ -44,6 +48,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spec_protocols.gate._discovery._decorated import DECORATOR_ROOTS, decorated_roles
 from spec_protocols.gate._discovery._injections import (
     attribute_classes,
     classify_injection,
@@ -128,6 +133,8 @@ class _Picks:
     )
     #: Qualified class name -> the registrations that hand it to the scheduler.
     registered: dict[str, list[Registration]] = field(default_factory=dict[str, list[Registration]])
+    #: Classes a decorator of this package marks as what sglang constructs.
+    decorated: set[str] = field(default_factory=set[str])
 
     def add(self, qualified: str, *roles: ClassRole) -> None:
         self.roles.setdefault(qualified, set()).update(roles)
@@ -149,7 +156,7 @@ def discover(
     depends on a target file that cannot be parsed.
     """
     roots = [*extra_roots, *(t.search_root for t in targets)]
-    index = SourceIndex(search_path(roots), _ROOTS)
+    index = SourceIndex(search_path(roots), _ROOTS | DECORATOR_ROOTS)
     try:
         return _discover(targets, roots, index)
     finally:
@@ -184,7 +191,8 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         raise GateError(
             f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
             "EagleDraftWorkerBase, TpModelWorker or the SpecWorker/DraftWorker protocols, no class "
-            "registered with SpeculativeAlgorithm.register, and no draft_worker_cls injection"
+            "registered with SpeculativeAlgorithm.register or decorated with spec_worker_class or "
+            "draft_worker_class, and no draft_worker_cls injection"
         )
     return _discovery(roots, index, classes, source_modules, sites, notes)
 
@@ -236,7 +244,8 @@ def _parse_targets(targets: Sequence[ResolvedTarget], index: SourceIndex) -> dic
 
 
 def _pick_classes(index: SourceIndex, module: ModuleSource, wanted: set[tuple[str, str]], picks: _Picks) -> None:
-    """The classes of ``module`` on a known base, with their roles, and those named as ``module:Class``."""
+    """The classes of ``module`` on a known base or decorated as a worker,
+    with their roles, and those named as ``module:Class``."""
     for qual in module.classes:
         qualified = f"{module.name}.{qual}"
         if qualified in _ROOTS:
@@ -247,6 +256,11 @@ def _pick_classes(index: SourceIndex, module: ModuleSource, wanted: set[tuple[st
             roles.add(ClassRole.SPEC_WORKER)
         if any(b in DRAFT_ROOTS for b in chain):
             roles.add(ClassRole.DRAFT_WORKER)
+        decorated = decorated_roles(index, module, module.classes[qual].node)
+        if decorated:
+            # The author says sglang constructs it (spec_protocols._class_decorators).
+            roles.update(decorated)
+            picks.decorated.add(qualified)
         if (module.name, qual) in wanted and not roles:
             # Named explicitly but on no known base: structural typing is
             # the point of a protocol, so check it as a spec worker.
@@ -358,8 +372,10 @@ def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[Discovere
                 injection_sites=tuple(picks.injected_at.get(qualified, ())),
                 # A class a registration hands the scheduler is built by it,
                 # whatever its bases say ("abstract on purpose" is for classes
-                # nothing the plugin writes instantiates).
+                # nothing the plugin writes instantiates); so is a class a
+                # decorator of this package marks as one sglang constructs.
                 may_be_abstract=qualified not in picks.registered
+                and qualified not in picks.decorated
                 and (qualified in subclassed or _declares_abstract(index, module, info.node)),
                 overrides=_overrides(index, qualified),
                 members=member_definitions(index, qualified, _ROOTS),
