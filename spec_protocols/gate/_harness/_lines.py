@@ -29,6 +29,16 @@ per member
     ``_t: T = w.member``. For a release outside the supported range the
     method's signature is the protocol's as that release calls it
     (:attr:`ReleaseTerms.call_shapes`, :func:`_as_called`).
+``registered`` (a class with registrations, :func:`~spec_protocols.gate._roles.registered_terms`)
+    A spec worker member whose calls differ by scheduler branch is checked
+    against each call the branches its registration selects make
+    (``supports_overlap=False``: the synchronous ``forward_batch_generation(batch,
+    pp_proxy_tensors=...)`` alone, scheduler.py ``run_batch``), in place of
+    the protocol's signature (and of the whole-protocol line); the capability
+    protocols its ``spec_class`` turns on get their members' lines
+    (``SupportsGrammarOverlap``: the overlap call's ``grammar_barrier=``); the
+    keywords a ``create_worker`` partial binds are passed in the constructor
+    call, as ``Any``. A class without registrations gets the same text as before.
 ``constructor``
     How sglang builds the class, as its role says
     (:mod:`spec_protocols.gate._roles`): a spec worker as the scheduler does
@@ -60,11 +70,12 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from spec_protocols._members import ProtocolMember
-from spec_protocols.gate._contract import ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._contract import CallShape, ReleaseTerms, kept_default_needs, release_terms
 from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
     annotation_names,
@@ -79,7 +90,15 @@ from spec_protocols.gate._harness._protocol_source import (
 )
 from spec_protocols.gate._harness._regions import ClassRegions, class_regions
 from spec_protocols.gate._model import Check, DiscoveredClass, ProtocolName
-from spec_protocols.gate._roles import Construction, RolePolicy, policy, policy_for, role_policies
+from spec_protocols.gate._roles import (
+    Construction,
+    RegisteredTerms,
+    RolePolicy,
+    policy,
+    policy_for,
+    registered_terms,
+    role_policies,
+)
 from spec_protocols.gate._signatures import describe_function
 
 __all__ = [
@@ -188,11 +207,14 @@ def build_harness(
     the release checked, as HiCacheDraftPlan in 0.5.5), and the lines.
     """
     terms = terms if terms is not None else release_terms(None)
-    definitions = _definitions(classes, terms)
+    registered = {c.dotted: registered_terms(c.registrations, terms) for c in classes if c.registrations}
+    definitions = _definitions(classes, terms, registered.values())
+    shaped = _registered_calls(definitions, registered.values())
     bound = CallbackNames(definitions)
     out = _Lines()
     for index, cls in enumerate(sorted(classes, key=lambda c: c.dotted)):
-        _ClassLines(out, index, cls, terms, definitions, bound).write()
+        held = registered.get(cls.dotted, RegisteredTerms())
+        _ClassLines(out, index, cls, terms, definitions, bound, held, shaped).write()
     for index, (module, targets) in enumerate(sorted((site_modules or {}).items())):
         check_identifier(module, "module name")
         for site_target in targets:
@@ -212,23 +234,49 @@ def build_harness(
     return Harness(module_name, text, shifted, tuple(sorted(set(out.checks))), may_be_abstract, by_target, regions)
 
 
-def _definitions(classes: Sequence[DiscoveredClass], terms: ReleaseTerms) -> dict[str, dict[str, ProtocolMember]]:
+def _definitions(
+    classes: Sequence[DiscoveredClass], terms: ReleaseTerms, registered: Iterable[RegisteredTerms] = ()
+) -> dict[str, dict[str, ProtocolMember]]:
     """The members whose signatures the lines check, by protocol, as the release calls them.
 
     The protocols the classes' roles hold them to, member by member; the
     draft worker's, for what a kept default needs of it; and the
     capabilities that write the hooks a BaseSpecWorker subclass is called
-    with (``terms.nominal_hooks``).
+    with (``terms.nominal_hooks``), and those a registration turns on
+    (``RegisteredTerms.capabilities``).
     """
     held = {p.members for c in classes for p in map(policy, c.roles) if p.members is not None}
+    turned_on = {c for r in registered for c in r.capabilities}
     definitions: dict[str, dict[str, ProtocolMember]] = {}
-    for protocol in sorted({*held, ProtocolName.DRAFT_WORKER, *terms.nominal_hooks.values()}):
+    for protocol in sorted({*held, ProtocolName.DRAFT_WORKER, *terms.nominal_hooks.values(), *turned_on}):
         shapes = terms.call_shapes.get(protocol, {})
         definitions[protocol] = {
             m.name: as_called(m, shapes[m.name]) if m.name in shapes and not m.is_property else m
             for m in protocol_members(protocol, terms.pin)
         }
     return definitions
+
+
+def _registered_calls(
+    definitions: dict[str, dict[str, ProtocolMember]], registered: Iterable[RegisteredTerms]
+) -> dict[tuple[str, CallShape], str]:
+    """``(member, call shape)`` -> the key, in ``definitions``, of the spec
+    worker's member as the scheduler's branch a registration selects calls it
+    (``RegisteredTerms.calls``; ``SpecWorker_call0``), each distinct shape
+    once: its callback protocol is written only when a line checks it."""
+    members = definitions.get(ProtocolName.SPEC_WORKER, {})
+    keys: dict[tuple[str, CallShape], str] = {}
+    for held in registered:
+        for name, shapes in sorted(held.calls.items()):
+            member = members.get(name)
+            if member is None or member.is_property:
+                continue
+            for shape in shapes:
+                call = cast(CallShape, shape)
+                if (name, call) not in keys:
+                    key = keys[(name, call)] = f"{ProtocolName.SPEC_WORKER}_call{len(keys)}"
+                    definitions[key] = {name: as_called(member, call)}
+    return keys
 
 
 class _Lines:
@@ -255,6 +303,11 @@ class _ClassLines:
     terms: ReleaseTerms
     definitions: Mapping[str, Mapping[str, ProtocolMember]]
     bound: Mapping[tuple[str, str], str]
+    #: What the class's registrations hold it to (:func:`registered_terms`;
+    #: empty without registrations: the protocol's calls, as pinned).
+    registered: RegisteredTerms = field(default_factory=RegisteredTerms)
+    #: ``(member, call shape)`` -> its key in :attr:`definitions` (:func:`_registered_calls`).
+    shaped: Mapping[tuple[str, CallShape], str] = field(default_factory=dict[tuple[str, CallShape], str])
 
     def __post_init__(self) -> None:
         check_identifier(self.cls.module, "module name")
@@ -322,11 +375,17 @@ class _ClassLines:
                 annotation = f"{factory}[{builds}]" if builds is not None else str(factory)
                 self.emit(f"    _f: {annotation} = {self.ref}", self.tag(LineKind.FACTORY, check, "__init__", expected=expected))
             return
-        if p in self.terms.whole:
+        no_calls: Mapping[str, tuple[object, ...]] = {}
+        calls = self.registered.calls if p == ProtocolName.SPEC_WORKER else no_calls
+        # A registered class is held to its branches' calls, not to the
+        # protocol's signature of those members: the whole protocol would be.
+        if p in self.terms.whole and not calls:
             self.emit(f"    _p_{p}: {p} = w", self.tag(LineKind.PROTOCOL, check))
         for n, name in enumerate(self.terms.checked(p)):
-            self.write_member(check, p, n, self.definitions[p][name])
+            self.write_member(check, p, n, self.definitions[p][name], calls.get(name, ()))
         self.write_contract_hooks(check, p)
+        if p == ProtocolName.SPEC_WORKER:
+            self.write_capabilities(check)
         if role.inherits_defaults:
             for name in self.terms.presence:
                 check_identifier(name, "member name")
@@ -335,16 +394,29 @@ class _ClassLines:
             self.write_hooks(check)
             self.write_needs(check)
 
-    def write_member(self, check: Check, p: str, n: int, member: ProtocolMember) -> None:
+    def write_member(
+        self, check: Check, p: str, n: int, member: ProtocolMember, calls: Sequence[object] = ()
+    ) -> None:
+        """``member``'s lines; ``calls``: the call shapes the class's
+        registrations select (:attr:`RegisteredTerms.calls`), each checked in
+        place of the protocol's signature."""
         name, prop, ref = member.name, member.is_property, self.ref
         # The member as the protocol writes it, for the reader.
         written = describe_function(p, member.node)
         self.emit(f"    {ref}.{name}", self.tag(LineKind.MEMBER, check, name, prop, expected=written))
         self.emit(f"    _a{n}_{p}: _Canary = {ref}.{name}", self.tag(LineKind.MEMBER_ANY, check, name, prop))
+        keys = [self.shaped[(name, cast(CallShape, c))] for c in calls if (name, c) in self.shaped]
         if prop:
             assert member.node.returns is not None
             annotation = ast.unparse(member.node.returns)
             self.emit(f"    _t{n}_{p}: {annotation} = w.{name}", self.tag(LineKind.MEMBER_TYPE, check, name, prop, expected=written))
+        elif keys:
+            # As each scheduler branch the registration selects calls it.
+            for j, key in enumerate(keys):
+                called = describe_function(p, self.definitions[key][name].node)
+                tag = self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=f"{called} (as the scheduler calls it)")
+                self.emit(f"    _u{n}c{j}_{p}: {self.bound[(key, name)]} = w.{name}", tag)
+            self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
         else:
             self.emit(
                 f"    _u{n}_{p}: {self.bound[(p, name)]} = w.{name}",
@@ -365,11 +437,36 @@ class _ClassLines:
             canary = ("_Gradual", LineKind.MEMBER_GRADUAL) if term.call is not None else ("_Canary", LineKind.MEMBER_ANY)
             self.emit(f"    _hkc{n}_{p}: {canary[0]} = w.{name}", self.tag(canary[1], check, name))
 
+    def write_capabilities(self, check: Check) -> None:
+        """The capability protocols the class's registration turns on
+        (:attr:`RegisteredTerms.capabilities`: ``supports_grammar_overlap()``
+        -> the scheduler's overlap call adds ``grammar_barrier=``, scheduler.py
+        run_batch): each member read on an instance as the capability writes it."""
+        for c, capability in enumerate(self.registered.capabilities):
+            for n, member in enumerate(self.definitions.get(capability, {}).values()):
+                name = member.name
+                written = describe_function(capability, member.node)
+                if member.is_property:
+                    assert member.node.returns is not None
+                    line = f"    _cp{c}_{n}: {ast.unparse(member.node.returns)} = w.{name}"
+                else:
+                    line = f"    _cp{c}_{n}: {self.bound[(capability, name)]} = w.{name}"
+                self.emit(line, self.tag(LineKind.MEMBER_SIGNATURE, check, name, member.is_property, expected=written))
+
     def write_construction(self, role: RolePolicy, construction: Construction) -> None:
         """The call sglang makes to build the class in ``role``: a keyword the
         constructor cannot take, and an abstract class, are errors on it."""
         factory, builds = construction.factory, construction.builds
         params = keyword_parameters(factory, construction.keywords(self.terms))
+        if construction is Construction.SCHEDULER:
+            # What a functools.partial that create_worker returns binds: the
+            # scheduler's call (Scheduler.maybe_init_draft_worker) passes them too.
+            # Bound keywords are typed Any: the partial's value is not read.
+            given = {k for k, _ in params}
+            for keyword in self.registered.bound_keywords:
+                check_identifier(keyword, "keyword")
+                if keyword not in given:
+                    params.append((keyword, "Any"))
         signature = ", ".join(f"{k}: {annotation}" for k, annotation in params)
         passed = ", ".join(f"{k}={k}" for k, _ in params)
         check = Check(self.cls.dotted, role.protocol)
