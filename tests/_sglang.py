@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -41,3 +42,20 @@ def import_sglang(module: str) -> ModuleType:
 def sglang_class(module: str, name: str) -> Any:
     """``getattr(import_sglang(module), name)``; the class itself, untyped (sglang ships no types)."""
     return getattr(import_sglang(module), name)
+
+
+def defines_getattr(root: Path, target: str) -> bool:
+    """Whether class ``target`` ("sglang.srt....Class"), read from the tree
+    under ``root`` (the folder holding ``sglang/``), defines ``__getattr__`` in
+    its own body: a worker whose ``__getattr__`` may supply a member on the
+    instance (DFlash, DSpark and Uno forward to their target worker), which
+    neither static checker can follow, so a member missing from it is
+    ``unverified`` there, never a pass."""
+    import ast
+
+    module, _, name = target.rpartition(".")
+    path = root / (module.replace(".", "/") + ".py")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return any(isinstance(item, ast.FunctionDef) and item.name == "__getattr__" for item in node.body)
+    raise AssertionError(f"class {target} not found in {path}")

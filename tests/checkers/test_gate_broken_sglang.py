@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from tests._sglang import defines_getattr
+
 from integrations.series import mirror
 from spec_protocols._releases import release_key
 from spec_protocols.gate._contract import SglangSource
@@ -58,6 +60,11 @@ class Case:
     patches: tuple[Patch, ...]
     #: The first release that has what the case breaks.
     since: str = "0.5.19"
+    #: What mypy and pyright must say: ``fail``, or ``unverified`` where the
+    #: class's ``__getattr__`` may supply the member on the instance (a
+    #: construct neither checker can follow; never a pass, and the runtime
+    #: checker, which reads the class with ``getattr_static``, fails it).
+    static: str = "fail"
 
 
 BADDRAFT = '''
@@ -136,6 +143,7 @@ CASES: tuple[Case, ...] = (
         "forward_batch_generation",
         (Patch(f"{SPEC}/uno_worker_v2.py", "def forward_batch_generation(", "def forward_batch_generation_renamed("),),
         since="0.5.20",
+        static="unverified",
     ),
     Case(
         "g_injected_bad_constructor",
@@ -367,9 +375,9 @@ def _assert_detected(run: GateRun, case: Case, release: str) -> None:
     assert run.returncode == 1, run.stderr[-2000:]
     item = run.result(case.target, case.protocol)
     DETECTION[(release, case.key)] = dict(item["checkers"])
-    assert item["verdict"] == "fail", item
-    assert item["checkers"]["mypy"] == "fail", item
-    assert item["checkers"]["pyright"] == "fail", item
+    assert item["verdict"] == case.static, item
+    assert item["checkers"]["mypy"] == case.static, item
+    assert item["checkers"]["pyright"] == case.static, item
     for checker in ("mypy", "pyright"):
         members = [p["member"] for p in item["problems"] if p["checker"] == checker]
         assert case.member in members, (checker, item["problems"])
@@ -390,8 +398,9 @@ def test_base_default_removed(base_run: GateRun, release: Release) -> None:
         if item["target"] in OVERRIDES_ON_VERIFY_COMPLETE_CPU:
             assert item["checkers"] == {"mypy": "pass", "pyright": "pass"}, item
             continue
-        assert item["verdict"] == "fail", item
-        assert item["checkers"] == {"mypy": "fail", "pyright": "fail"}, item
+        expected = "unverified" if defines_getattr(release.package.parent, item["target"]) else "fail"
+        assert item["verdict"] == expected, item
+        assert item["checkers"] == {"mypy": expected, "pyright": expected}, item
         for checker in ("mypy", "pyright"):
             members = {p["member"] for p in item["problems"] if p["checker"] == checker}
             assert members == {"on_verify_complete_cpu"}, (checker, item["problems"])

@@ -31,6 +31,7 @@ from spec_protocols._releases import SUPPORTED_RELEASES
 from spec_protocols.gate._contract import SglangSource
 
 from tests._paths import REPO_ROOT
+from tests._sglang import defines_getattr
 
 
 ROOT = REPO_ROOT
@@ -132,8 +133,12 @@ def test_a_member_the_release_calls_removed_fails(
     failing = [r for r in data["results"] if r["verdict"] != "pass"]
     assert failing, "no worker failed"
     for item in failing:
-        assert item["protocol"] == "SpecWorker" and item["verdict"] == "fail", item
-        assert item["checkers"] == {"mypy": "fail", "pyright": "fail"}, item
+        # A worker whose __getattr__ may supply the member on the instance
+        # (DFlash, DSpark, Uno forward to their target worker) is one neither
+        # checker can follow: unverified, never a pass.
+        expected = "unverified" if defines_getattr(tree, item["target"]) else "fail"
+        assert item["protocol"] == "SpecWorker" and item["verdict"] == expected, item
+        assert item["checkers"] == {"mypy": expected, "pyright": expected}, item
         for checker in ("mypy", "pyright"):
             assert {p["member"] for p in item["problems"] if p["checker"] == checker} == {member}, item
 
