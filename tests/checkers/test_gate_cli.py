@@ -14,76 +14,26 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate import _cli as cli
-
-from tests._paths import FIXTURES
-
-PLUGINS = FIXTURES / "plugins"
-GOOD = PLUGINS / "good_plugin.py"
-
-WORKER_SOURCE = """\
-from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
-
-
-class {name}(BaseSpecWorker):
-    def __init__(self, server_args, gpu_id, nccl_port, target_worker):
-        super().__init__()
-        self._target_worker = target_worker
-        self._draft_worker = None
-
-    def forward_batch_generation(self, batch, on_publish=None):
-        raise NotImplementedError
-"""
-
-#: (case, exit code, stderr) of every bad input tried; printed at the end.
-BAD_INPUTS: list[tuple[str, int, str]] = []
-
-
-@pytest.fixture(scope="session")
-def gate_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cli-gate-cache")
-
-
-@pytest.fixture(autouse=True)
-def _cache(monkeypatch: pytest.MonkeyPatch, gate_cache: Path) -> None:
-    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(gate_cache))
-
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        try:
-            code = cli.main(["check", *argv])
-        except SystemExit as exc:  # argparse usage errors exit through SystemExit
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
-
-
-def _assert_usage_error(case: str, result: tuple[int, str, str], *fragments: str) -> None:
-    code, out, err = result
-    BAD_INPUTS.append((case, code, err.strip()))
-    assert code == 2, (out, err)
-    assert "Traceback" not in err and "Traceback" not in out
-    assert 1 <= len(err.strip().splitlines()) <= 3, err
-    for fragment in fragments:
-        assert fragment in err, err
+from tests._cli_support import (  # noqa: F401  (gate_cache, run, use_gate_cache: fixtures)
+    GOOD,
+    PLUGINS,
+    WORKER_SOURCE,
+    Run,
+    assert_usage_error,
+    gate_cache,
+    run,
+    use_gate_cache,
+)
 
 
 def test_checker_exceeding_timeout(run: Run) -> None:
-    _assert_usage_error("mypy --timeout 0.001", run(str(GOOD), "--checker", "mypy", "--timeout", "0.001"), "--timeout")
+    assert_usage_error("mypy --timeout 0.001", run(str(GOOD), "--checker", "mypy", "--timeout", "0.001"), "--timeout")
 def test_pyright_exceeding_timeout(run: Run) -> None:
-    _assert_usage_error("pyright --timeout 0.001", run(str(GOOD), "--checker", "pyright", "--timeout", "0.001"), "--timeout")
+    assert_usage_error("pyright --timeout 0.001", run(str(GOOD), "--checker", "pyright", "--timeout", "0.001"), "--timeout")
 
 
 # -- baselines (run_gate replaced by a fake: no checker runs) ---------------

@@ -31,10 +31,9 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -42,99 +41,25 @@ from typing import Any
 
 import pytest
 
+from spec_protocols.gate._contract import SglangSource
+
+from tests._integration_support import (  # noqa: F401  (installed, needs_patch, patched_tree: fixtures)
+    RELEASE,
+    env_with,
+    installed,
+    mirror_installed,
+    needs_patch,
+    patched_tree,
+)
 from tests._sglang import defines_getattr
 
-from integrations.series import (
-    apply_series,
-    mirror,
-    modified_against_record,
-    patch_tool,
-    series,
-    touched_files,
-)
-from spec_protocols.gate._contract import SglangSource, installed_source
 
-RELEASE = "0.5.23"
-PATCHES = series("sglang", RELEASE)
-TOUCHED = touched_files(PATCHES)
 # -- sources ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def needs_patch() -> str:
-    tool = patch_tool()
-    if tool is None:
-        pytest.skip("GNU patch is not installed: the series is applied with patch -p1")
-    return tool
-
-
-@pytest.fixture(scope="module")
-def pristine(sglang_release: Callable[[str], SglangSource]) -> Path:
-    """The folder holding sglang 0.5.23 as its wheel ships it.
-
-    The installed sglang when it is 0.5.23 and the files the series touches
-    match the wheel's RECORD (scripts/setup installs it); else the wheel,
-    fetched into the gate's cache.
-    """
-    source = installed_source()
-    if source is not None and source.release == RELEASE:
-        try:
-            if not modified_against_record(source.root, "sglang", RELEASE, TOUCHED):
-                return source.root
-        except FileNotFoundError:
-            pass
-    return sglang_release(RELEASE).root
-
-
-@pytest.fixture(scope="module")
-def installed() -> SglangSource:
-    """The installed sglang, which the runtime tests and the gate run on: 0.5.23, unmodified."""
-    source = installed_source()
-    if source is None:
-        pytest.skip("sglang is not installed (scripts/setup installs 0.5.23)")
-    if source.release != RELEASE:
-        pytest.skip(f"the installed sglang is {source.release}; the series is for {RELEASE}")
-    try:
-        modified = modified_against_record(source.root, "sglang", RELEASE, TOUCHED)
-    except FileNotFoundError:
-        pytest.skip(f"the installed sglang has no sglang-{RELEASE}.dist-info/RECORD to compare with its wheel")
-    assert not modified, f"the installed sglang {RELEASE} differs from its wheel in {modified}"
-    return source
-
-
-@pytest.fixture(scope="module")
-def applied(pristine: Path, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The files the series touches, copied from the pristine release and patched."""
-    root = tmp_path_factory.mktemp("applied")
-    for name in TOUCHED:
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(pristine / name, root / name)
-    apply_series(root, PATCHES)
-    return root
-
-
-def _mirror(installed: SglangSource, dest: Path, *, patched: bool) -> Path:
-    tree = mirror(installed.root / "sglang", dest)
-    if patched:
-        apply_series(tree, PATCHES)
-    return tree
-
-
-@pytest.fixture(scope="module")
-def patched_tree(installed: SglangSource, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A mirror of the installed sglang with the series applied."""
-    return _mirror(installed, tmp_path_factory.mktemp("patched"), patched=True)
 
 
 @pytest.fixture(scope="module")
 def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(tmp_path_factory.mktemp("gate-cache"))}
-
-
-def _env_with(tree: Path, **extra: str) -> dict[str, str]:
-    """This environment with ``tree`` first on PYTHONPATH."""
-    path = os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
-    return {**os.environ, "PYTHONPATH": path, **extra}
 
 
 # -- inside a patched sglang --------------------------------------------------------------
@@ -146,7 +71,7 @@ def _env_with(tree: Path, **extra: str) -> dict[str, str]:
 def gate_on_patched(patched_tree: Path, gate_env: dict[str, str]) -> dict[str, Any]:
     """``spec-protocols check sglang.srt.speculative`` with all three checkers, the
     patched tree first on the import path."""
-    env = {**gate_env, "PYTHONPATH": _env_with(patched_tree)["PYTHONPATH"]}
+    env = {**gate_env, "PYTHONPATH": env_with(patched_tree)["PYTHONPATH"]}
     proc = subprocess.run(
         [sys.executable, "-m", "spec_protocols.gate._cli", "check", "sglang.srt.speculative", "--format", "json", "--no-timings"],
         cwd=patched_tree,
@@ -216,7 +141,7 @@ def broken_runs(installed: SglangSource, needs_patch: str, gate_env: dict[str, s
     cases = _adapted_cases(broken)
 
     def run(name: str, patches: tuple[Any, ...]) -> Any:
-        tree = _mirror(installed, tmp_path_factory.mktemp(name), patched=True)
+        tree = mirror_installed(installed, tmp_path_factory.mktemp(name), patched=True)
         broken._apply(tree, patches, f"{RELEASE} with the series")
         return broken.run_gate_on(tree, release, gate_env)
 

@@ -12,116 +12,24 @@ This module is the part that runs mypy or pyright; tests/slow/test_verdict_cache
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate import _pipeline
-from spec_protocols.gate._cache import NO_CACHE_ENV
-from spec_protocols.gate._checkers import CHECKERS, Checker
-from spec_protocols.gate._contract import Contract, SglangSource, extract_contract
-from spec_protocols.gate._discovery import SourceReads, discover
+from spec_protocols.gate._checkers import CHECKERS
 from spec_protocols.gate._harness import CheckInput
-from spec_protocols.gate._model import CheckerOutcome, Discovery, GateReport, ResolvedTarget, Verdict
+from spec_protocols.gate._model import CheckerOutcome, GateReport, Verdict
 from spec_protocols.gate._pipeline import run_gate
-from spec_protocols.gate._reports import render
-from tests._paths import FIXTURES
+from tests._verdict_cache_support import (  # noqa: F401  (cache_on, shared_cache, stages, target: fixtures)
+    Counting,
+    Stages,
+    cache_on,
+    shared_cache,
+    stable,
+    stages,
+    target,
+)
 from tests.unit.test_contract_rules import write_tree
-
-FIXTURE = FIXTURES / "determinism" / "broken_workers.py"
-
-
-class Counting:
-    """A checker that counts its runs and otherwise is ``inner``."""
-
-    def __init__(self, inner: Checker, version: str | None = None, transient: bool = False) -> None:
-        self.inner = inner
-        self.runs = 0
-        self._version = version
-        self._transient = transient
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def reads_harness(self) -> bool:
-        return self.inner.reads_harness
-
-    @property
-    def imports_target(self) -> bool:
-        return self.inner.imports_target
-
-    def version(self) -> str:
-        return self._version if self._version is not None else self.inner.version()
-
-    def run(self, check_input: CheckInput) -> CheckerOutcome:
-        self.runs += 1
-        outcome = self.inner.run(check_input)
-        return replace(outcome, transient=True) if self._transient else outcome
-
-
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache folder for the module: its stat memo of sglang's tree is
-    built once, and each test checks its own copy of the fixture, so that no
-    test sees another's entries."""
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture
-def cache_on(monkeypatch: pytest.MonkeyPatch, shared_cache: Path) -> Path:
-    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
-    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(shared_cache))
-    return shared_cache
-
-
-@pytest.fixture
-def target(tmp_path: Path) -> Path:
-    """A fresh copy of the determinism fixture (three broken workers)."""
-    copy = tmp_path / "plugin" / "broken_workers.py"
-    copy.parent.mkdir()
-    shutil.copyfile(FIXTURE, copy)
-    return copy
-
-
-@pytest.fixture
-def runtime() -> Counting:
-    """The runtime checker, counting its runs: passed to run_gate, never put in the registry."""
-    return Counting(CHECKERS["runtime"])
-
-
-@dataclass
-class Stages:
-    """How many times the contract was extracted and discovery ran."""
-
-    contracts: int = 0
-    discoveries: int = 0
-
-
-@pytest.fixture
-def stages(monkeypatch: pytest.MonkeyPatch) -> Stages:
-    counts = Stages()
-
-    def counting_extract(source: SglangSource) -> Contract:
-        counts.contracts += 1
-        return extract_contract(source)
-
-    def counting_discover(
-        targets: list[ResolvedTarget], extra_roots: list[Path], *, read: SourceReads | None = None
-    ) -> Discovery:
-        counts.discoveries += 1
-        return discover(targets, extra_roots, read=read)
-
-    monkeypatch.setattr(_pipeline, "extract_contract", counting_extract)
-    monkeypatch.setattr(_pipeline, "discover", counting_discover)
-    return counts
-
-
-def _stable(report: GateReport) -> str:
-    return render(report, "json", include_timings=False)
 
 
 def _sglang_tree(root: Path) -> Path:
@@ -175,7 +83,7 @@ def test_the_contract_is_reused_until_one_sglang_file_changes(
     first = gate()
     second = gate()
     assert stages.contracts == 1 and silent.runs == 1
-    assert _stable(second) == _stable(first)
+    assert stable(second) == stable(first)
     assert first.sglang is not None and first.sglang.release == "9.9.9"
     # A file the extractor reads...
     scheduler = tree / "sglang" / "srt" / "managers" / "scheduler.py"
@@ -196,7 +104,7 @@ def test_all_three_checkers_are_reused_and_report_the_same(cache_on: Path, targe
     counting = {name: Counting(CHECKERS[name]) for name in ("runtime", "mypy", "pyright")}
     cached = run_gate([str(target)], checkers=list(counting.values()))
     assert {name: c.runs for name, c in counting.items()} == {"runtime": 0, "mypy": 0, "pyright": 0}
-    assert _stable(cached) == _stable(uncached)
+    assert stable(cached) == stable(uncached)
     assert {"runtime (cached)", "mypy (cached)", "pyright (cached)"} <= set(cached.timings)
 
 

@@ -31,30 +31,27 @@ from __future__ import annotations
 import ast
 import json
 import os
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from integrations.series import (
-    apply_series,
-    mirror,
-    modified_against_record,
-    patch_tool,
-    series,
-    touched_files,
-)
-from spec_protocols.gate._contract import SglangSource, installed_source
+from spec_protocols.gate._contract import SglangSource
 
+from tests._integration_support import (  # noqa: F401  (applied, installed, needs_patch, patched_tree, pristine: fixtures)
+    TOUCHED,
+    applied,
+    env_with,
+    installed,
+    mirror_installed,
+    needs_patch,
+    patched_tree,
+    pristine,
+)
 from tests._paths import REPO_ROOT, TESTS
 
-RELEASE = "0.5.23"
-PATCHES = series("sglang", RELEASE)
-TOUCHED = touched_files(PATCHES)
 INNER = TESTS / "slow" / "test_integration_sglang_patched.py"
 EQUIVALENCE = TESTS / "unit" / "test_base_equivalence.py"
 
@@ -70,81 +67,6 @@ FEATURE_TESTS = (
 
 #: The modules the series touches, named from their files.
 MODULES = tuple(name.removesuffix(".py").replace("/", ".") for name in TOUCHED)
-
-
-# -- sources ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def needs_patch() -> str:
-    tool = patch_tool()
-    if tool is None:
-        pytest.skip("GNU patch is not installed: the series is applied with patch -p1")
-    return tool
-
-
-@pytest.fixture(scope="module")
-def pristine(sglang_release: Callable[[str], SglangSource]) -> Path:
-    """The folder holding sglang 0.5.23 as its wheel ships it.
-
-    The installed sglang when it is 0.5.23 and the files the series touches
-    match the wheel's RECORD (scripts/setup installs it); else the wheel,
-    fetched into the gate's cache.
-    """
-    source = installed_source()
-    if source is not None and source.release == RELEASE:
-        try:
-            if not modified_against_record(source.root, "sglang", RELEASE, TOUCHED):
-                return source.root
-        except FileNotFoundError:
-            pass
-    return sglang_release(RELEASE).root
-
-
-@pytest.fixture(scope="module")
-def installed() -> SglangSource:
-    """The installed sglang, which the runtime tests and the gate run on: 0.5.23, unmodified."""
-    source = installed_source()
-    if source is None:
-        pytest.skip("sglang is not installed (scripts/setup installs 0.5.23)")
-    if source.release != RELEASE:
-        pytest.skip(f"the installed sglang is {source.release}; the series is for {RELEASE}")
-    try:
-        modified = modified_against_record(source.root, "sglang", RELEASE, TOUCHED)
-    except FileNotFoundError:
-        pytest.skip(f"the installed sglang has no sglang-{RELEASE}.dist-info/RECORD to compare with its wheel")
-    assert not modified, f"the installed sglang {RELEASE} differs from its wheel in {modified}"
-    return source
-
-
-@pytest.fixture(scope="module")
-def applied(pristine: Path, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The files the series touches, copied from the pristine release and patched."""
-    root = tmp_path_factory.mktemp("applied")
-    for name in TOUCHED:
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(pristine / name, root / name)
-    apply_series(root, PATCHES)
-    return root
-
-
-def _mirror(installed: SglangSource, dest: Path, *, patched: bool) -> Path:
-    tree = mirror(installed.root / "sglang", dest)
-    if patched:
-        apply_series(tree, PATCHES)
-    return tree
-
-
-@pytest.fixture(scope="module")
-def patched_tree(installed: SglangSource, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A mirror of the installed sglang with the series applied."""
-    return _mirror(installed, tmp_path_factory.mktemp("patched"), patched=True)
-
-
-def _env_with(tree: Path, **extra: str) -> dict[str, str]:
-    """This environment with ``tree`` first on PYTHONPATH."""
-    path = os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
-    return {**os.environ, "PYTHONPATH": path, **extra}
 
 
 # -- inside a patched sglang --------------------------------------------------------------
@@ -210,7 +132,7 @@ def test_patched_modules_that_import_on_cpu_today_still_import(
     installed: SglangSource, patched_tree: Path, tmp_path: Path
 ) -> None:
     before = _import_probe(dict(os.environ), tmp_path)
-    after = _import_probe(_env_with(patched_tree), tmp_path)
+    after = _import_probe(env_with(patched_tree), tmp_path)
     if all(outcome != "ok" for outcome, _ in before.values()):
         pytest.skip(f"no module of the series imports on this machine: {before}")
     for name, (outcome, file) in after.items():
@@ -232,7 +154,7 @@ def _inner_pytest(tree: Path, tmp_path: Path, *selection: str) -> dict[str, str]
             "--rootdir", str(REPO_ROOT), "-c", str(REPO_ROOT / "pyproject.toml"),
             f"--junitxml={report}", *selection,
         ],
-        env=_env_with(tree, SPEC_PROTOCOLS_PATCHED_SGLANG=str(tree)),
+        env=env_with(tree, SPEC_PROTOCOLS_PATCHED_SGLANG=str(tree)),
         cwd=tmp_path,  # not the checkout: the tree must come first on the path
         capture_output=True,
         text=True,
@@ -258,7 +180,7 @@ def test_behaviour_and_lifecycle_equivalence_inside_the_patched_sglang(patched_t
 @pytest.mark.sglang_runtime
 def test_behaviour_tests_fail_inside_an_unpatched_sglang(installed: SglangSource, tmp_path: Path) -> None:
     """Not vacuous: without the series, each feature test fails."""
-    tree = _mirror(installed, tmp_path / "unpatched", patched=False)
+    tree = mirror_installed(installed, tmp_path / "unpatched", patched=False)
     outcomes = _inner_pytest(tree, tmp_path, *(f"{INNER}::{name}" for name in FEATURE_TESTS))
     assert len(outcomes) == len(FEATURE_TESTS)
     assert set(outcomes.values()) == {"failure"}, outcomes

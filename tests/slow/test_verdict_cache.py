@@ -24,15 +24,13 @@ from typing import cast
 
 import pytest
 
-from spec_protocols.gate import _pipeline
 from spec_protocols.gate._cache import NO_CACHE_ENV
 from spec_protocols.gate._cache._fingerprint import StatMemo
-from spec_protocols.gate._checkers import CHECKERS, Checker
+from spec_protocols.gate._checkers import Checker
 from spec_protocols.gate._cli import main as cli_main
 from spec_protocols.gate._codec import Undecodable, decode, encode
-from spec_protocols.gate._contract import Contract, SglangSource, extract_contract, installed_source
-from spec_protocols.gate._discovery import SourceReads, discover, resolve_target
-from spec_protocols.gate._harness import CheckInput
+from spec_protocols.gate._contract import Contract, extract_contract, installed_source
+from spec_protocols.gate._discovery import discover, resolve_target
 from spec_protocols.gate._model import (
     Check,
     CheckerOutcome,
@@ -40,117 +38,33 @@ from spec_protocols.gate._model import (
     GateError,
     GateReport,
     Problem,
-    ResolvedTarget,
     Verdict,
 )
 from spec_protocols.gate._pipeline import run_gate
 from spec_protocols.gate._reports import render
 
-from tests._paths import FIXTURES
-
-FIXTURE = FIXTURES / "determinism" / "broken_workers.py"
-
-
-class Counting:
-    """A checker that counts its runs and otherwise is ``inner``."""
-
-    def __init__(self, inner: Checker, version: str | None = None, transient: bool = False) -> None:
-        self.inner = inner
-        self.runs = 0
-        self._version = version
-        self._transient = transient
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def reads_harness(self) -> bool:
-        return self.inner.reads_harness
-
-    @property
-    def imports_target(self) -> bool:
-        return self.inner.imports_target
-
-    def version(self) -> str:
-        return self._version if self._version is not None else self.inner.version()
-
-    def run(self, check_input: CheckInput) -> CheckerOutcome:
-        self.runs += 1
-        outcome = self.inner.run(check_input)
-        return replace(outcome, transient=True) if self._transient else outcome
-
-
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache folder for the module: its stat memo of sglang's tree is
-    built once, and each test checks its own copy of the fixture, so that no
-    test sees another's entries."""
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture
-def cache_on(monkeypatch: pytest.MonkeyPatch, shared_cache: Path) -> Path:
-    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
-    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(shared_cache))
-    return shared_cache
-
-
-@pytest.fixture
-def target(tmp_path: Path) -> Path:
-    """A fresh copy of the determinism fixture (three broken workers)."""
-    copy = tmp_path / "plugin" / "broken_workers.py"
-    copy.parent.mkdir()
-    shutil.copyfile(FIXTURE, copy)
-    return copy
-
-
-@pytest.fixture
-def runtime() -> Counting:
-    """The runtime checker, counting its runs: passed to run_gate, never put in the registry."""
-    return Counting(CHECKERS["runtime"])
-
-
-@dataclass
-class Stages:
-    """How many times the contract was extracted and discovery ran."""
-
-    contracts: int = 0
-    discoveries: int = 0
-
-
-@pytest.fixture
-def stages(monkeypatch: pytest.MonkeyPatch) -> Stages:
-    counts = Stages()
-
-    def counting_extract(source: SglangSource) -> Contract:
-        counts.contracts += 1
-        return extract_contract(source)
-
-    def counting_discover(
-        targets: list[ResolvedTarget], extra_roots: list[Path], *, read: SourceReads | None = None
-    ) -> Discovery:
-        counts.discoveries += 1
-        return discover(targets, extra_roots, read=read)
-
-    monkeypatch.setattr(_pipeline, "extract_contract", counting_extract)
-    monkeypatch.setattr(_pipeline, "discover", counting_discover)
-    return counts
+from tests._verdict_cache_support import (  # noqa: F401  (cache_on, runtime, shared_cache, stages, target: fixtures)
+    FIXTURE,
+    Counting,
+    Stages,
+    cache_on,
+    runtime,
+    shared_cache,
+    stable,
+    stages,
+    target,
+)
 
 
 def _gate(target: Path, runtime: Checker, *, cache: bool = True) -> GateReport:
     return run_gate([str(target)], checkers=[runtime], cache=cache)
 
 
-def _stable(report: GateReport) -> str:
-    return render(report, "json", include_timings=False)
-
-
 def test_a_hit_reuses_the_verdicts_without_running_the_checker(cache_on: Path, target: Path, runtime: Counting) -> None:
     first = _gate(target, runtime)
     second = _gate(target, runtime)
     assert runtime.runs == 1
-    assert _stable(second) == _stable(first)
+    assert stable(second) == stable(first)
     assert [r.verdict for r in second.results] == [Verdict.FAIL] * len(second.results) and second.results
     assert "runtime (cached)" in second.timings and "runtime" not in second.timings
     assert "runtime" in first.timings and "runtime (cached)" not in first.timings
@@ -305,7 +219,7 @@ def test_a_damaged_entry_is_ignored(
     mine[0].write_text(damage(mine[0].read_text(encoding="utf-8")), encoding="utf-8")
     second = _gate(target, runtime)
     assert runtime.runs == 2
-    assert _stable(second) == _stable(first)
+    assert stable(second) == stable(first)
     # ... and the next run's entry replaced the damaged one.
     _gate(target, runtime)
     assert runtime.runs == 2
@@ -330,7 +244,7 @@ def test_a_damaged_discovery_entry_is_ignored(
     mine[0].write_text(damage(mine[0].read_text(encoding="utf-8")), encoding="utf-8")
     second = _gate(target, runtime)
     assert stages.discoveries == 2
-    assert _stable(second) == _stable(first)
+    assert stable(second) == stable(first)
 
 
 def test_deleting_the_cache_folder_is_safe(
@@ -343,7 +257,7 @@ def test_deleting_the_cache_folder_is_safe(
     shutil.rmtree(cache)
     second = _gate(target, runtime)
     assert runtime.runs == 2
-    assert _stable(second) == _stable(first)
+    assert stable(second) == stable(first)
 
 
 def test_cache_false_neither_reuses_nor_stores(cache_on: Path, target: Path, runtime: Counting) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -22,80 +22,33 @@ from spec_protocols.gate._baseline import apply_baseline, load_baseline
 from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker
 from spec_protocols.gate._model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
 
-from tests._paths import FIXTURES
-
-PLUGINS = FIXTURES / "plugins"
-GOOD = PLUGINS / "good_plugin.py"
-
-WORKER_SOURCE = """\
-from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
-
-
-class {name}(BaseSpecWorker):
-    def __init__(self, server_args, gpu_id, nccl_port, target_worker):
-        super().__init__()
-        self._target_worker = target_worker
-        self._draft_worker = None
-
-    def forward_batch_generation(self, batch, on_publish=None):
-        raise NotImplementedError
-"""
-
-#: (case, exit code, stderr) of every bad input tried; printed at the end.
-BAD_INPUTS: list[tuple[str, int, str]] = []
-
-
-@pytest.fixture(scope="session")
-def gate_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cli-gate-cache")
-
-
-@pytest.fixture(autouse=True)
-def _cache(monkeypatch: pytest.MonkeyPatch, gate_cache: Path) -> None:
-    monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(gate_cache))
-
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        try:
-            code = cli.main(["check", *argv])
-        except SystemExit as exc:  # argparse usage errors exit through SystemExit
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
-
-
-def _assert_usage_error(case: str, result: tuple[int, str, str], *fragments: str) -> None:
-    code, out, err = result
-    BAD_INPUTS.append((case, code, err.strip()))
-    assert code == 2, (out, err)
-    assert "Traceback" not in err and "Traceback" not in out
-    assert 1 <= len(err.strip().splitlines()) <= 3, err
-    for fragment in fragments:
-        assert fragment in err, err
+from tests._cli_support import (  # noqa: F401  (gate_cache, run, use_gate_cache: fixtures)
+    BAD_INPUTS,
+    GOOD,
+    WORKER_SOURCE,
+    Run,
+    assert_usage_error,
+    gate_cache,
+    run,
+    use_gate_cache,
+)
 
 
 # -- bad input: exit 2, a short message ------------------------------------
 
 
 def test_nonexistent_module(run: Run) -> None:
-    _assert_usage_error("nonexistent module", run("no_such_module_qq.sub"), "no module named")
+    assert_usage_error("nonexistent module", run("no_such_module_qq.sub"), "no module named")
 
 
 def test_nonexistent_path(run: Run, tmp_path: Path) -> None:
-    _assert_usage_error("nonexistent path", run(str(tmp_path / "missing.py")), "no such file")
+    assert_usage_error("nonexistent path", run(str(tmp_path / "missing.py")), "no such file")
 
 
 def test_syntax_error_in_target(run: Run, tmp_path: Path) -> None:
     bad = tmp_path / "broken_syntax.py"
     bad.write_text("class Oops(:\n    pass\n")
-    _assert_usage_error("syntax error in target", run(str(bad)), "syntax error")
+    assert_usage_error("syntax error in target", run(str(bad)), "syntax error")
 
 
 def test_package_with_no_workers(run: Run, tmp_path: Path) -> None:
@@ -103,37 +56,37 @@ def test_package_with_no_workers(run: Run, tmp_path: Path) -> None:
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "helpers.py").write_text("class NotAWorker:\n    pass\n")
-    _assert_usage_error("package with no workers", run(str(pkg), "--checker", "mypy"), "no workers found")
+    assert_usage_error("package with no workers", run(str(pkg), "--checker", "mypy"), "no workers found")
 
 
 def test_module_colon_name_not_a_class(run: Run, tmp_path: Path) -> None:
     mod = tmp_path / "funcs_only.py"
     mod.write_text("def not_a_class():\n    return 1\nVALUE = 3\n")
-    _assert_usage_error("module:function", run(f"{mod}:not_a_class"), "no class")
-    _assert_usage_error("module:constant", run(f"{mod}:VALUE"), "no class")
-    _assert_usage_error("module:<not an identifier>", run(f"{mod}:1; import os"), "not a class name")
+    assert_usage_error("module:function", run(f"{mod}:not_a_class"), "no class")
+    assert_usage_error("module:constant", run(f"{mod}:VALUE"), "no class")
+    assert_usage_error("module:<not an identifier>", run(f"{mod}:1; import os"), "not a class name")
 
 
 def test_unknown_option(run: Run) -> None:
-    _assert_usage_error("unknown option", run("--bogus-flag"), "unrecognized arguments")
+    assert_usage_error("unknown option", run("--bogus-flag"), "unrecognized arguments")
 
 
 def test_unknown_format(run: Run) -> None:
-    _assert_usage_error("unknown --format", run(str(GOOD), "--format", "yaml"), "invalid choice")
+    assert_usage_error("unknown --format", run(str(GOOD), "--format", "yaml"), "invalid choice")
 
 
 def test_unknown_checker(run: Run) -> None:
-    _assert_usage_error("unknown --checker", run(str(GOOD), "--checker", "pylint"), "invalid choice")
+    assert_usage_error("unknown --checker", run(str(GOOD), "--checker", "pylint"), "invalid choice")
 
 
 def test_write_baseline_needs_reason(run: Run, tmp_path: Path) -> None:
     target = tmp_path / "b.json"
-    _assert_usage_error("--write-baseline without --reason", run(str(GOOD), "--write-baseline", str(target)), "--reason")
+    assert_usage_error("--write-baseline without --reason", run(str(GOOD), "--write-baseline", str(target)), "--reason")
     assert not target.exists()
 
 
 def test_no_import_with_runtime_checker(run: Run) -> None:
-    _assert_usage_error("--no-import --checker runtime", run(str(GOOD), "--no-import", "--checker", "runtime"), "runtime")
+    assert_usage_error("--no-import --checker runtime", run(str(GOOD), "--no-import", "--checker", "runtime"), "runtime")
 
 
 def test_pyright_missing(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -141,12 +94,12 @@ def test_pyright_missing(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     empty.mkdir()
     monkeypatch.setattr(sys, "executable", str(empty / "python"))
     monkeypatch.setenv("PATH", str(empty))
-    _assert_usage_error("pyright missing", run(str(GOOD), "--checker", "pyright"), "pyright is not installed")
+    assert_usage_error("pyright missing", run(str(GOOD), "--checker", "pyright"), "pyright is not installed")
 
 
 def test_mypy_missing(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
-    _assert_usage_error("mypy missing (no interpreter)", run(str(GOOD), "--checker", "mypy"), "mypy is not installed")
+    assert_usage_error("mypy missing (no interpreter)", run(str(GOOD), "--checker", "mypy"), "mypy is not installed")
 
 
 def _fake_run_command(returncode: int, stdout: str, stderr: str):
@@ -161,12 +114,12 @@ def test_mypy_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
         "spec_protocols.gate._checkers._mypy.run_command",
         _fake_run_command(2, "garbage that is not json\n", "Traceback (most recent call last):\nINTERNAL ERROR boom\n"),
     )
-    _assert_usage_error("mypy crashing", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
+    assert_usage_error("mypy crashing", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_mypy_exit_2_without_output(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("spec_protocols.gate._checkers._mypy.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
-    _assert_usage_error("mypy exit 2, no output", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
+    assert_usage_error("mypy exit 2, no output", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_pyright_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,7 +127,7 @@ def test_pyright_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
         "spec_protocols.gate._checkers._pyright.run_command",
         _fake_run_command(3, "Error: something exploded\n", "Traceback-like noise\nlast line\n"),
     )
-    _assert_usage_error("pyright crashing", run(str(GOOD), "--checker", "pyright"), "pyright crashed")
+    assert_usage_error("pyright crashing", run(str(GOOD), "--checker", "pyright"), "pyright crashed")
 
 
 def test_subprocess_timeout_is_exit_2(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,7 +135,7 @@ def test_subprocess_timeout_is_exit_2(run: Run, monkeypatch: pytest.MonkeyPatch)
         raise subprocess.TimeoutExpired(cmd="mypy", timeout=1.0)
 
     monkeypatch.setattr("spec_protocols.gate._checkers._process.subprocess.run", raise_timeout)
-    _assert_usage_error("subprocess.run raises TimeoutExpired", run(str(GOOD), "--checker", "mypy", "--timeout", "1"), "--timeout")
+    assert_usage_error("subprocess.run raises TimeoutExpired", run(str(GOOD), "--checker", "mypy", "--timeout", "1"), "--timeout")
 
 
 # -- baselines (run_gate replaced by a fake: no checker runs) ---------------
@@ -290,7 +243,7 @@ def test_write_baseline_warns_about_unverified_checks(run: Run, monkeypatch: pyt
 
 
 def test_write_baseline_failing_to_write_is_exit_2(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
-    _assert_usage_error(
+    assert_usage_error(
         "--write-baseline into a missing directory",
         run("pkg", "--write-baseline", str(tmp_path / "no-dir" / "b.json"), "--reason", "r"),
         "cannot write",
@@ -379,7 +332,7 @@ def test_message_less_whole_class_entry_is_exit_2_before_any_checker(
 ) -> None:
     legacy = {k: v for k, v in ABSTRACT_ENTRY.items() if k != "message"}
     path = _baseline_file(tmp_path / "b.json", STEP_ENTRY, legacy)
-    _assert_usage_error("whole-class baseline entry without message", run("pkg", "--baseline", str(path)), "--write-baseline")
+    assert_usage_error("whole-class baseline entry without message", run("pkg", "--baseline", str(path)), "--write-baseline")
     assert fake_gate.calls == []
     # Re-recording, as the message says, replaces the entry with an exact one.
     code, out, err = run("pkg", "--write-baseline", str(path), "--reason", "re-recorded")
@@ -391,8 +344,8 @@ def test_message_less_whole_class_entry_is_exit_2_before_any_checker(
 def test_invalid_baseline_is_exit_2_before_any_checker(run: Run, fake_gate: FakeGate, tmp_path: Path) -> None:
     path = tmp_path / "b.json"
     path.write_text("{broken")
-    _assert_usage_error("invalid --baseline", run("pkg", "--baseline", str(path)), "not valid JSON")
-    _assert_usage_error("invalid --write-baseline target", run("pkg", "--write-baseline", str(path), "--reason", "r"), "not valid JSON")
+    assert_usage_error("invalid --baseline", run("pkg", "--baseline", str(path)), "not valid JSON")
+    assert_usage_error("invalid --write-baseline target", run("pkg", "--write-baseline", str(path), "--reason", "r"), "not valid JSON")
     assert fake_gate.calls == []
     assert path.read_text() == "{broken"
 
@@ -432,7 +385,7 @@ def test_hostile_file_name_in_a_directory_is_ignored(run: Run, tmp_path: Path) -
     (plugin_dir / "x;import os.py").write_text(HOSTILE_SOURCE)
     (plugin_dir / "a-b.py").write_text(HOSTILE_SOURCE)
     # Only non-identifier files: nothing to check, exit 2, nothing executed.
-    _assert_usage_error("directory of hostile file names only", run(str(plugin_dir)), "no")
+    assert_usage_error("directory of hostile file names only", run(str(plugin_dir)), "no")
     assert not (plugin_dir / "HOSTILE_RAN").exists()
 
 

@@ -31,72 +31,21 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from integrations.series import apply_series, modified_against_record, patch_tool, series, touched_files
+from integrations.series import apply_series, series
 from spec_protocols._releases import NEWEST
-from spec_protocols.gate._contract import SglangSource, installed_source
 
-RELEASE = "0.5.23"
-PATCHES = series("sglang", RELEASE)
-TOUCHED = touched_files(PATCHES)
-# -- sources ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def needs_patch() -> str:
-    tool = patch_tool()
-    if tool is None:
-        pytest.skip("GNU patch is not installed: the series is applied with patch -p1")
-    return tool
-
-
-@pytest.fixture(scope="module")
-def pristine(sglang_release: Callable[[str], SglangSource]) -> Path:
-    """The folder holding sglang 0.5.23 as its wheel ships it.
-
-    The installed sglang when it is 0.5.23 and the files the series touches
-    match the wheel's RECORD (scripts/setup installs it); else the wheel,
-    fetched into the gate's cache.
-    """
-    source = installed_source()
-    if source is not None and source.release == RELEASE:
-        try:
-            if not modified_against_record(source.root, "sglang", RELEASE, TOUCHED):
-                return source.root
-        except FileNotFoundError:
-            pass
-    return sglang_release(RELEASE).root
-
-
-@pytest.fixture(scope="module")
-def installed() -> SglangSource:
-    """The installed sglang, which the runtime tests and the gate run on: 0.5.23, unmodified."""
-    source = installed_source()
-    if source is None:
-        pytest.skip("sglang is not installed (scripts/setup installs 0.5.23)")
-    if source.release != RELEASE:
-        pytest.skip(f"the installed sglang is {source.release}; the series is for {RELEASE}")
-    try:
-        modified = modified_against_record(source.root, "sglang", RELEASE, TOUCHED)
-    except FileNotFoundError:
-        pytest.skip(f"the installed sglang has no sglang-{RELEASE}.dist-info/RECORD to compare with its wheel")
-    assert not modified, f"the installed sglang {RELEASE} differs from its wheel in {modified}"
-    return source
-
-
-@pytest.fixture(scope="module")
-def applied(pristine: Path, needs_patch: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The files the series touches, copied from the pristine release and patched."""
-    root = tmp_path_factory.mktemp("applied")
-    for name in TOUCHED:
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(pristine / name, root / name)
-    apply_series(root, PATCHES)
-    return root
+from tests._integration_support import (  # noqa: F401  (applied, installed, needs_patch, pristine: fixtures)
+    PATCHES,
+    TOUCHED,
+    applied,
+    installed,
+    needs_patch,
+    pristine,
+)
 
 
 # -- the series itself --------------------------------------------------------------------
