@@ -3,6 +3,29 @@ tests/checkers/test_integration_sglang.py): the release the series is for, its
 patches and the files they touch, and the fixtures that find pristine and
 installed sglang trees and apply the series to them.
 
+What the three test modules prove together, on the pristine files of the sglang 0.5.23 wheel (the
+installed sglang when its files match the wheel's RECORD, else the wheel
+fetched with ``pip download``):
+
+* the series applies with ``patch -p1``, every hunk exactly where it says,
+  and reverses to the same bytes;
+* the patched sglang imports spec_protocols in ``base_spec_worker.py`` and
+  ``draft_worker_common.py``, and no ``isinstance(..., BaseSpecWorker)`` is
+  left in ``managers/``;
+* the patched modules that import on CPU today still import;
+* the behaviour tests in tests/slow/test_integration_sglang_patched.py and the
+  lifecycle equivalence tests (tests/unit/test_base_equivalence.py) pass inside a
+  patched sglang, and the behaviour tests fail inside an unpatched one;
+* the gate passes the patched tree (runtime, mypy, pyright), and still fails
+  every case of the broken-sglang corpus applied on top of it;
+* Uno and frozen-KV MTP take ``pp_proxy_tensors``, as pyright sees them.
+
+The patched tree is a mirror of the installed sglang (directories real, files
+linked, the touched files copied first), put first on ``PYTHONPATH`` of a
+subprocess: the installed package is never written, and this process never
+imports sglang. The error counts before and after are a benchmark, not a
+test: benchmarks/integration_errors.py.
+
 The fixtures are imported into each test module that uses them (pytest finds
 them in its namespace), together with the fixtures they request; all are
 module-scoped, so each importing module gets its own. ``pristine`` requests

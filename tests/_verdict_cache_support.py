@@ -1,6 +1,13 @@
 """What the verdict-cache tests share (tests/slow/test_verdict_cache.py, no checker, and
 tests/checkers/test_verdict_cache.py, runs mypy or pyright).
 
+The suite runs with the cache off (tests/conftest.py sets
+SPEC_PROTOCOLS_NO_CACHE); these tests turn it on, in a cache folder of their
+own. A counting wrapper around the runtime checker (fast: the fixture imports
+only spec_protocols) tells whether the checker ran; counting wrappers around
+the contract extractor and discovery tell whether those stages ran. No test
+here measures time.
+
 ``Counting`` wraps a checker and counts its runs; ``Stages`` counts how often the
 pipeline extracted the contract and ran discovery. The fixtures are imported into
 each test module (pytest finds them in its namespace): ``shared_cache`` is

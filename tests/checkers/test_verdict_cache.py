@@ -1,11 +1,7 @@
 """The verdict cache (spec_protocols/gate/_cache): a checker whose input is unchanged is not run again.
 
-The suite runs with the cache off (tests/conftest.py sets
-SPEC_PROTOCOLS_NO_CACHE); these tests turn it on, in a cache folder of their
-own. A counting wrapper around the runtime checker (fast: the fixture imports
-only spec_protocols) tells whether the checker ran; counting wrappers around
-the contract extractor and discovery tell whether those stages ran. No test
-here measures time.
+How these tests turn the cache on and see whether a checker or a stage ran:
+tests/_verdict_cache_support.py.
 
 This module is the part that runs mypy or pyright; tests/slow/test_verdict_cache.py (slow, no checker) holds the rest.
 """
