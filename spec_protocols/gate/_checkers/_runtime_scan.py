@@ -54,9 +54,12 @@ _ENVIRONMENT = (ImportError, OSError, RuntimeError, AssertionError, MemoryError)
 class FoundClass:
     """A worker class an import made that the request did not name."""
 
+    #: Where the module binds it (the attribute the scan found it under).
     qualname: str
     cls: type
+    #: The protocols its bases hold it to, by name.
     protocols: tuple[str, ...]
+    #: Whether it declares abstract members of its own (an intentional base).
     may_be_abstract: bool
 
 

@@ -8,6 +8,10 @@ Rooms, one job each, in the order the data flows:
                    resolves to (the source itself is read with the gate's one
                    toolkit, :mod:`spec_protocols.gate._source`)
 ``_injections``    every value given to ``draft_worker_cls``, and what it is
+                   (followed through attributes and declared types)
+``_registrations`` what a plugin hands ``SpeculativeAlgorithm.register``: the
+                   classes its factories return, ``spec_class``, flags, partials
+``_decorated``     classes marked with spec_protocols' class decorators
 ``_members``       where a class gets each member (its body, or a base, in MRO order)
 ``_selection``     choosing the classes to check and their roles, the
                    injection sites, and what to note
