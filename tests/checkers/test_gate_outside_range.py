@@ -20,9 +20,6 @@ index does not have.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +29,7 @@ import pytest
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, version_order
 from spec_protocols.gate._contract import SglangSource
 
+from tests._gate_json import gate, gate_env  # noqa: F401 (gate_env: a fixture)
 from tests._paths import REPO_ROOT
 
 
@@ -61,28 +59,6 @@ CASES: tuple[tuple[str, str, frozenset[str] | None], ...] = (
     ("0.5.18", "PluginWorker", None),
     ("0.5.18", "BrokenTpModelDraft", frozenset({"init_hicache_draft_plan", "primary_draft_kv_pool"})),
 )
-
-
-@pytest.fixture(scope="module")
-def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(tmp_path_factory.mktemp("gate-cache"))}
-
-
-def gate(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any] | None, str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate._cli", "check", *args, "--format", "json", "--no-timings"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    try:
-        data = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        data = None
-    return proc.returncode, data, proc.stderr
 
 
 def fixture_of(release: str) -> Path:

@@ -19,17 +19,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from spec_protocols._releases import SUPPORTED_RELEASES
 from spec_protocols.gate._contract import SglangSource
 
+from tests._gate_json import gate, gate_env  # noqa: F401 (gate_env: a fixture)
 from tests._paths import REPO_ROOT
 from tests._sglang import defines_getattr
 
@@ -48,28 +46,6 @@ REMOVED = {
     "0.5.22": "clear_cache_pool",
     "0.5.23": "draft_swa_window",
 }
-
-
-@pytest.fixture(scope="module")
-def gate_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(tmp_path_factory.mktemp("gate-cache"))}
-
-
-def gate(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any] | None, str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "spec_protocols.gate._cli", "check", *args, "--format", "json", "--no-timings"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    try:
-        data = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        data = None
-    return proc.returncode, data, proc.stderr
 
 
 def mirror_with(source: Path, dest: Path, file: str, edit: Callable[[str], str]) -> Path:

@@ -23,28 +23,10 @@ import pytest
 
 from tests._paths import REPO_ROOT
 from tests._sglang import import_sglang
+from tests.unit.test_stubs import STUBBED_MODULES
 
 STUBS = REPO_ROOT / "stubs"
 ALLOWLIST = STUBS / "@tests" / "stubtest_allowlist.txt"
-
-# The stubbed modules, as stubtest takes them: a package, not its submodules
-# (stubtest walks those itself; listing both makes mypy see them twice).
-STUBBED_MODULES = [
-    "sglang.srt.configs.draft_parallel",
-    "sglang.srt.configs.load_config",
-    "sglang.srt.configs.model_config",
-    "sglang.srt.managers.schedule_batch",
-    "sglang.srt.managers.tp_worker",
-    "sglang.srt.managers.utils",
-    "sglang.srt.mem_cache.allocator",
-    "sglang.srt.mem_cache.memory_pool",
-    "sglang.srt.model_executor.forward_batch_info",
-    "sglang.srt.model_executor.model_runner",
-    "sglang.srt.model_executor.pool_configurator",
-    "sglang.srt.server_args",
-    "sglang.srt.speculative.base_spec_worker",
-    "sglang.srt.speculative.draft_worker_common",
-]
 
 
 @pytest.mark.sglang_runtime
