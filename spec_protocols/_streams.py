@@ -8,6 +8,7 @@ when the flag is on, which only happens on a machine that runs a worker.
 
 from __future__ import annotations
 
+import importlib
 import os
 import warnings
 from contextlib import AbstractContextManager, nullcontext
@@ -60,8 +61,9 @@ def get_plan_stream(device: str) -> tuple[Any, AbstractContextManager[Any]]:
     """
     if not plan_stream_enabled():
         return None, nullcontext()
-    import torch  # deferred: only a machine that runs a worker gets here
-
+    # Imported by name, and only here: only a machine that runs a worker gets
+    # here, and the library type-checks where torch is not installed.
+    torch = importlib.import_module("torch")
     device_module: Any = torch.get_device_module(device)
     stream = device_module.Stream()
     return stream, device_module.stream(stream)

@@ -51,7 +51,7 @@ def _family(width: int, namespace: dict[str, Any]) -> type:
     return type(f"NGram{width}Worker", (NGramWorkerBase,), {"width": width, "__module__": __name__, **namespace})
 
 
-# expect: runtime_type_built_family.NGram3Worker SpecWorker any runtime=pass
+# expect: runtime_type_built_family.NGram3Worker SpecWorker any runtime=pass runtime-decides
 NGram3Worker = _family(3, {})
 # expect: runtime_type_built_family.NGram5Worker SpecWorker fail runtime=fail member=forward_batch_generation runtime-decides
 NGram5Worker = _family(5, {"forward_batch_generation": _plain_step})
