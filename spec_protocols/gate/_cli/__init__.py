@@ -1,0 +1,92 @@
+"""The ``spec-protocols`` command.
+
+Exit codes: 0 everything conforms; 1 something is ``fail`` or ``unverified``;
+2 a usage or environment error, printed as one line, never a traceback.
+
+One module per subcommand (``_check``, ``_contract``, ``_pin``, ``_explain``,
+``_new``), each a :class:`~spec_protocols.gate._cli._parsing.Command`; this
+module builds the parser from them and turns errors into exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from spec_protocols.gate._cli._check import CHECK
+from spec_protocols.gate._cli._contract import CONTRACT
+from spec_protocols.gate._cli._explain import EXPLAIN
+from spec_protocols.gate._cli._new import NEW
+from spec_protocols.gate._cli._parsing import Command, Parser, add_command
+from spec_protocols.gate._cli._pin import PIN
+from spec_protocols.gate._model import GateError
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._checkers import Checker
+
+__all__ = ["main"]
+
+#: The subcommands, in the order ``--help`` lists them.
+COMMANDS: tuple[Command, ...] = (CHECK, EXPLAIN, CONTRACT, PIN, NEW)
+
+_EPILOG = """\
+start here:
+  spec-protocols check                  check the installed sglang's workers
+  spec-protocols check my_plugin/       check your plugin (module, module:Class or path)
+  spec-protocols explain SpecWorker     what a worker must provide, and where sglang calls it
+  spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
+  spec-protocols contract --sglang 0.5.21  what that sglang release asks of a worker, from its source
+  spec-protocols pin 0.5.21             mypy/pyright settings for code that targets that release
+
+`spec-protocols check --help` explains targets, verdicts and exit codes.
+"""
+
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="spec-protocols",
+        description="Check sglang speculative-decoding workers against the spec_protocols protocols "
+        "with the runtime checker, mypy and pyright.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for command in COMMANDS:
+        add_command(sub, command)
+    return parser
+
+
+def _version() -> str:
+    from spec_protocols import __version__
+
+    return __version__
+
+
+def main(argv: Sequence[str] | None = None, *, checkers: Mapping[str, Checker] | None = None) -> int:
+    """Entry point of the ``spec-protocols`` console script.
+
+    ``checkers``: the registry ``--checker`` names are looked up in (default:
+    the gate's; a test passes fakes)."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        # No command: a usage error, so the help goes to stderr with exit 2.
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        status: int = args.run(args, checkers)
+        return status
+    except GateError as exc:
+        sys.stderr.write(f"spec-protocols: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("spec-protocols: interrupted\n")
+        return 2
+    except OSError as exc:
+        # e.g. --output to a directory that does not exist
+        sys.stderr.write(f"spec-protocols: error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n"))
+        return 2

@@ -1,0 +1,241 @@
+"""``spec-protocols check``: the gate, and the exit status it decides."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spec_protocols.gate._cli._output import say, write
+from spec_protocols.gate._cli._parsing import Command
+from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Verdict
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._baseline import Baseline, BaselineEntry
+    from spec_protocols.gate._checkers import Checker
+
+__all__ = ["CHECK"]
+
+_EPILOG = """\
+targets:
+  sglang.srt.speculative        a dotted module or package (scanned recursively)
+  my_plugin.workers:MyWorker    one class of a module
+  path/to/plugin.py, path/pkg   a file or a package directory
+
+With no TARGET the gate checks its embedded default: the installed sglang's
+sglang.srt.speculative, or, without sglang, the reference workers shipped in
+spec_protocols.reference.
+
+What is checked:
+  subclasses of BaseSpecWorker / SpecWorkerBase      against SpecWorker
+  subclasses of EagleDraftWorkerBase / TpModelWorker against DraftWorker
+  classes passed as draft_worker_cls=...             against DraftWorkerFactory
+                                                     (and DraftWorker)
+
+verdicts (per class and protocol, per checker):
+  pass        the checker saw the real members and found no problem
+  fail        a member is missing, of the wrong kind, or has an incompatible
+              signature; the problem names the member
+  unverified  the checker saw the class as Any/Unknown (untyped import,
+              unresolved base): nothing was verified, and the gate fails
+  skipped     the runtime checker could not import the module (e.g. it needs
+              CUDA); the static checkers still decide
+
+which sglang release (see also `spec-protocols contract --help`):
+  The checks are that release's: the members its scheduler calls, the keywords
+  it builds workers with, what BaseSpecWorker's defaults need of a draft
+  worker, all read from its own source (0.5.19 to 0.5.23 supported; another
+  release is checked against its own source, with a note).
+  (no --sglang)      the installed sglang, if any; else the newest supported
+                     release, fetched as --sglang fetches it (where that
+                     fails, offline say, every check is unverified)
+  --sglang 0.5.21    that release, fetched (pip download --no-deps) into the
+                     cache once, never installed; mypy and pyright only
+  --sglang PATH      the source tree at PATH (a folder holding sglang/)
+
+The runtime checker IMPORTS the target, running its module-level code. For
+untrusted code use --no-import (or --checker mypy --checker pyright): static
+discovery and the static checkers never import or run the target.
+
+exit status: 0 all pass, 1 any fail or unverified (or an unused baseline
+entry), 2 usage or environment error (one line; a checker that crashes says
+its first error and the next step, and its input is kept under crashes/ in
+the cache folder for a bug report)
+
+baselines (see docs/verdicts.md):
+  --baseline FILE  accept the problems recorded in FILE. An entry that accepts
+      nothing although its checker looked fails the run (exit 1), one line
+      on stderr each:
+    spec-protocols: unused baseline entry: TARGET (PROTOCOL) MEMBER [CHECKER]
+      --ignore-unused-baseline turns that off (e.g. for fewer targets than
+      the baseline was written for).
+  --write-baseline FILE  record every current problem in FILE, with --reason;
+      exits 0 once FILE is written, whatever the verdicts (unverified checks
+      cannot be recorded, and still fail a later --baseline run).
+
+the verdict cache:
+  A checker whose input is unchanged is not run again: its verdicts are
+  reused from verdicts/ in the gate's cache folder ($SPEC_PROTOCOLS_CACHE_DIR,
+  else $XDG_CACHE_HOME/spec-protocols or ~/.cache/spec-protocols). The key is
+  the content of everything it reads: the code under check and what it
+  imports from outside site-packages, sglang's package, this package and its
+  stubs; and the checker's version, the options, the interpreter, the
+  installed distributions and the SGLANG_*, CUDA_*, TORCH_*, PYTHON* (...)
+  environment variables. The report is the same either way; the timings show
+  "NAME (cached)", and one stderr line names the checkers reused. --no-cache
+  (or SPEC_PROTOCOLS_NO_CACHE=1) runs every checker; deleting the folder is
+  always safe. docs/performance.md says what the key does not cover.
+
+examples:
+  spec-protocols check
+  spec-protocols check my_plugin --format github
+  spec-protocols check my_plugin --sglang 0.5.21     (no sglang install needed)
+  spec-protocols check plugin.py --no-import --format junit > report.xml
+  spec-protocols check --write-baseline known.json --reason "upstream #123"
+"""
+
+
+
+def _add_arguments(check: argparse.ArgumentParser) -> None:
+    from spec_protocols.gate._reports import FORMATS
+
+    check.add_argument("targets", nargs="*", metavar="TARGET", help="module, module:Class, or path (default: see below)")
+    check.add_argument(
+        "--checker",
+        action="append",
+        choices=CHECKER_NAMES,
+        dest="checkers",
+        metavar="NAME",
+        help=f"run only this checker; repeatable ({', '.join(CHECKER_NAMES)}; default: all three)",
+    )
+    check.add_argument(
+        "--sglang",
+        metavar="RELEASE|PATH",
+        help="check against this sglang release (fetched into the cache) or source tree, without installing it; "
+        "static checkers only (default: the installed sglang)",
+    )
+    check.add_argument("--no-import", action="store_true", help="never import the target: static checkers only")
+    check.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
+    check.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="accept the known deviations recorded in FILE; an unused entry fails the run",
+    )
+    check.add_argument(
+        "--ignore-unused-baseline",
+        action="store_true",
+        help="with --baseline: do not fail (or report) entries that accepted nothing",
+    )
+    check.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="FILE",
+        help="record every current problem in FILE (needs --reason); exit 0 once written",
+    )
+    check.add_argument("--reason", help="the reason stored with each new --write-baseline entry")
+    check.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
+    check.add_argument("--no-timings", action="store_true", help="leave timings out of the report (stable output)")
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="run every checker: neither reuse nor store cached verdicts (as $SPEC_PROTOCOLS_NO_CACHE=1 does; "
+        "see 'the verdict cache' below)",
+    )
+
+
+def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
+    """Run the gate and decide the exit status.
+
+    The exit decision lives here, not in ``run_gate`` or :class:`GateReport`:
+    "unused baseline entry" and "a baseline was written" are properties of this
+    invocation (its flags), not of the verdicts, and the pytest plugin makes
+    the same decision with the same helpers from :mod:`spec_protocols.gate._baseline`.
+
+    * ``--write-baseline FILE``: 0 once FILE is written, whatever the verdicts
+      (recording a baseline is the step's job; the report still shows them).
+    * otherwise 1 if any check is not ``pass``, or (with ``--baseline`` and
+      without ``--ignore-unused-baseline``) any entry is unused; else 0.
+    """
+    from spec_protocols.gate._baseline import note_unused, unused_entries, unused_entry_line, write_baseline
+    from spec_protocols.gate._pipeline import run_gate
+    from spec_protocols.gate._reports import render
+
+    baseline = _baselines(args)
+    report = run_gate(
+        args.targets,
+        checkers=_chosen_checkers(args, registry),
+        baseline=args.baseline,
+        timeout=args.timeout,
+        allow_import=not args.no_import,
+        sglang=args.sglang,
+        cache=not args.no_cache,
+    )
+    unused: tuple[BaselineEntry, ...] = ()
+    if baseline is not None and not args.ignore_unused_baseline and not args.write_baseline:
+        # When writing, unused entries are what the new file drops: not an error.
+        unused = unused_entries(report, baseline)
+        report = note_unused(report, unused)
+    written = write_baseline(report, args.write_baseline, reason=args.reason) if args.write_baseline else None
+    write(render(report, args.format, include_timings=not args.no_timings), args.output)
+    for entry in unused:
+        say(unused_entry_line(entry))
+    if report.reused:
+        # Said outside the report, so that a report does not depend on the cache.
+        say(
+            f"{', '.join(sorted(report.reused))}: verdicts reused from the cache (nothing they read changed; "
+            "--no-cache runs them)"
+        )
+    if written is not None:
+        _said_written(report, len(written.entries), args.write_baseline)
+        return 0
+    return 0 if report.ok and not unused else 1
+
+
+def _baselines(args: argparse.Namespace) -> Baseline | None:
+    """The ``--baseline`` to apply, read now (as is ``--write-baseline``'s file):
+    a typo in a baseline is exit 2 at once, before the checkers run (minutes).
+    The file to be written is read as its writer will read it (whole-class
+    entries without message are replaced)."""
+    from spec_protocols.gate._baseline import load_baseline
+
+    if args.write_baseline and not args.reason:
+        raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    if args.write_baseline and args.write_baseline.exists():
+        load_baseline(args.write_baseline, lenient=True)
+    return baseline
+
+
+def _chosen_checkers(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> tuple[Checker, ...]:
+    """``--checker``'s checkers (default: all), less those ``--no-import`` refuses."""
+    from spec_protocols.gate._checkers import checkers_named
+
+    chosen = checkers_named(args.checkers or CHECKER_NAMES, registry)
+    if not args.no_import:
+        return chosen
+    importing = [c for c in chosen if c.imports_target]
+    if args.checkers and importing:
+        raise GateError(f"--no-import and --checker {importing[0].name} contradict each other")
+    return tuple(c for c in chosen if not c.imports_target)
+
+
+def _said_written(report: GateReport, count: int, path: Path) -> None:
+    """What ``--write-baseline`` did, and what it could not record."""
+    say(f"wrote {count} baseline entr{'y' if count == 1 else 'ies'} to {path}")
+    blind = sum(1 for r in report.results if r.verdict is Verdict.UNVERIFIED)
+    if blind:
+        say(f"warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be baselined and still fail the gate")
+
+
+
+CHECK = Command(
+    name="check",
+    help="check workers (the gate)",
+    description="Check every spec worker, draft worker and injected draft worker class in TARGET.",
+    add_arguments=_add_arguments,
+    run=_run,
+    epilog=_EPILOG,
+)

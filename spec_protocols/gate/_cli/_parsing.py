@@ -1,0 +1,61 @@
+"""What every subcommand's parser shares: one-line usage errors, and its help.
+
+Each subcommand is a module of this package with a :class:`Command`: its help
+texts, how to add its arguments, and how to run it. The modules import only
+argparse and this at the top; what a command needs to run it imports when it
+runs, so ``spec-protocols --help`` (and a command that does not need the
+checkers) never pays for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._checkers import Checker
+
+__all__ = ["Command", "Parser", "Runner", "add_command"]
+
+#: Runs a parsed command and returns its exit status; ``checkers`` is the
+#: registry ``--checker`` names are looked up in (None: the gate's own).
+Runner = Callable[[argparse.Namespace, "Mapping[str, Checker] | None"], int]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"spec-protocols: error: {message} (see --help)\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One subcommand: what ``--help`` says of it, its arguments, and what runs it."""
+
+    name: str
+    help: str
+    description: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Runner
+    #: Teaching text after the options, printed with its own line breaks.
+    epilog: str | None = None
+
+
+def add_command(sub: Any, command: Command) -> None:
+    """Add ``command``'s parser to ``sub`` (argparse's subparsers action)."""
+    parser: argparse.ArgumentParser
+    if command.epilog is None:
+        parser = sub.add_parser(command.name, help=command.help, description=command.description)
+    else:
+        parser = sub.add_parser(
+            command.name,
+            help=command.help,
+            description=command.description,
+            epilog=command.epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    command.add_arguments(parser)
+    parser.set_defaults(run=command.run)
