@@ -31,7 +31,7 @@ from spec_protocols.gate._harness import CheckInput, StaticInput, mypy_view
 from spec_protocols.gate._model import CheckerName, GateError
 from spec_protocols.gate._paths import cache_dir
 
-__all__ = ["MYPY", "invoke_mypy"]
+__all__ = ["MYPY", "invoke_mypy", "mypy_config"]
 
 
 def invoke_mypy(
@@ -135,6 +135,12 @@ def _config(check_input: CheckInput, static: StaticInput) -> str:
         # diagnostics inside a site's rewritten call are read.
         lines += [f"[mypy-{','.join(checked)}]", "follow_imports = normal", "check_untyped_defs = True", ""]
     return "\n".join(lines)
+
+
+def mypy_config(check_input: CheckInput, static: StaticInput) -> str:
+    """The text of the ``mypy.ini`` a run on ``check_input`` uses (the watch
+    mode's daemon reads the same one, so its verdicts are a one-shot run's)."""
+    return _config(check_input, static)
 
 
 def _pin_lines(pin: str | None) -> list[str]:

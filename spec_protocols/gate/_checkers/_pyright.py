@@ -34,7 +34,7 @@ from spec_protocols.gate._checkers._static import StaticChecker
 from spec_protocols.gate._harness import CheckInput, StaticInput, static_view
 from spec_protocols.gate._model import CheckerName, GateError
 
-__all__ = ["PYRIGHT", "find_pyright", "invoke_pyright"]
+__all__ = ["PYRIGHT", "find_pyright", "invoke_pyright", "pyright_config"]
 
 
 def find_pyright() -> str:
@@ -126,6 +126,12 @@ def _config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
         # The protocols' release branches, evaluated for the release checked.
         config["defineConstant"] = pin_constants(check_input.terms.pin)
     return config
+
+
+def pyright_config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
+    """The ``pyrightconfig.json`` a run on ``check_input`` uses (the watch
+    mode's language server reads the same one, so its verdicts are a one-shot run's)."""
+    return _config(check_input, static)
 
 
 @cache
