@@ -337,6 +337,11 @@ class Discovery:
     #: Every module the source modules import (read while discovering, so
     #: that no later stage parses them again).
     imported_modules: frozenset[str] = frozenset()
+    #: Target modules whose import-time code makes classes by a call
+    #: (``type(...)``, a class factory): no reading of the source lists their
+    #: workers, so the runtime checker imports each and reports the worker
+    #: classes it finds there (``_checkers/_runtime_scan``).
+    runtime_built: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, order=True)
