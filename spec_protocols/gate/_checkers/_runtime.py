@@ -86,6 +86,7 @@ def run_runtime(
     *,
     sites: Sequence[InjectionSite] = (),
     terms: ReleaseTerms | None = None,
+    scan_modules: Sequence[str] = (),
 ) -> CheckerOutcome:
     """Import the classes' modules in a probe process and check every class.
 
@@ -93,7 +94,10 @@ def run_runtime(
     injection site in ``sites`` is ``skipped`` without a probe: it is an
     expression, which only the static checkers can judge where it stands.
     ``terms``: the members and keywords of the release checked against
-    (default: the newest supported release's protocols).
+    (default: the newest supported release's protocols). ``scan_modules``:
+    modules whose classes only the import makes (``Discovery.runtime_built``);
+    each is imported and the worker classes found there are checked, as a
+    module of a listed class is scanned.
     """
     terms = terms if terms is not None else release_terms(None)
     start = time.perf_counter()
@@ -106,6 +110,7 @@ def run_runtime(
         problems[check] = ()
         notes[check] = SITE_NOTE
     items = [_item(index, c, terms) for index, c in enumerate(classes)]
+    items += _scan_items(scan_modules, {c.module for c in classes}, len(items))
     died = False
     if items:
         results, died = _run_probes(items, search_roots, timeout, deadline=start + timeout, release=_release(terms))
@@ -137,6 +142,14 @@ def _item(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeClass
         capabilities=registered.capabilities,
         bound_keywords=registered.bound_keywords,
     )
+
+
+def _scan_items(modules: Sequence[str], probed: set[str], start: int) -> list[ProbeClass]:
+    """An item per module in ``modules`` that no listed class brings into the
+    probe: it names no class (no protocol to check, so no result of its own),
+    and importing it for it scans the module (``_runtime_probe._found_at_import``)."""
+    fresh = [m for m in dict.fromkeys(modules) if m not in probed]
+    return [ProbeClass(start + n, module, "", f"{module}:<import>", ()) for n, module in enumerate(fresh)]
 
 
 def _release(terms: ReleaseTerms) -> ProbeRelease:
@@ -348,7 +361,14 @@ class RuntimeChecker:
         # because none is installed) is not put on its path: its compiled
         # kernels are not in it.
         roots = [root for root in found.search_roots if root != check_input.sglang_root]
-        return run_runtime(found.classes, roots, check_input.timeout, sites=found.sites, terms=check_input.terms)
+        return run_runtime(
+            found.classes,
+            roots,
+            check_input.timeout,
+            sites=found.sites,
+            terms=check_input.terms,
+            scan_modules=found.runtime_built,
+        )
 
 
 @cache

@@ -12,6 +12,8 @@ Rooms, one job each, in the order the data flows:
 ``_registrations`` what a plugin hands ``SpeculativeAlgorithm.register``: the
                    classes its factories return, ``spec_class``, flags, partials
 ``_decorated``     classes marked with spec_protocols' class decorators
+``_built``         modules whose import makes classes by a call (``type(...)``,
+                   a class factory): the runtime checker lists their workers
 ``_members``       where a class gets each member (its body, or a base, in MRO order)
 ``_selection``     choosing the classes to check and their roles, the
                    injection sites, and what to note
@@ -21,8 +23,9 @@ Nothing here imports a target. The output is a :class:`~spec_protocols.gate._mod
 
 from __future__ import annotations
 
+from spec_protocols.gate._discovery._built import require_importing
 from spec_protocols.gate._discovery._selection import DRAFT_ROOTS, SPEC_ROOTS, discover
 from spec_protocols.gate._discovery._source_index import SourceReads
 from spec_protocols.gate._discovery._targets import resolve_target
 
-__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "SourceReads", "discover", "resolve_target"]
+__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "SourceReads", "discover", "require_importing", "resolve_target"]

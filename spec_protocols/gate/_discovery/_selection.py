@@ -45,9 +45,10 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from spec_protocols.gate._discovery._built import builds_classes
 from spec_protocols.gate._discovery._decorated import DECORATOR_ROOTS, decorated_roles
 from spec_protocols.gate._discovery._injections import (
     attribute_classes,
@@ -186,7 +187,10 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         source_modules[site.module] = site.file
     _require_parsed_dependencies(index, target_modules, source_modules)
     notes = [*picks.notes, *(index.unparsed[name] for name in sorted(index.unparsed))]
-    if not classes and not sites:
+    # Modules whose classes only an import makes: the runtime checker lists
+    # their workers (a module:Class target names its class; none is asked for).
+    built = () if wanted else tuple(name for name, module in target_modules.items() if builds_classes(module))
+    if not classes and not sites and not built:
         specs = ", ".join(t.spec for t in targets)
         raise GateError(
             f"no workers found in {specs}: no subclass of BaseSpecWorker, SpecWorkerBase, "
@@ -194,7 +198,8 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
             "registered with SpeculativeAlgorithm.register or decorated with spec_worker_class or "
             "draft_worker_class, and no draft_worker_cls injection"
         )
-    return _discovery(roots, index, classes, source_modules, sites, notes)
+    found = _discovery(roots, index, classes, source_modules, sites, notes)
+    return replace(found, runtime_built=built) if built else found
 
 
 def _named_classes(targets: Sequence[ResolvedTarget]) -> set[tuple[str, str]]:
