@@ -32,7 +32,7 @@ from spec_protocols.gate._contract import (
     resolve_sglang,
 )
 from spec_protocols.gate._contract import ReleaseTerms, release_terms
-from spec_protocols.gate._discovery import discover, resolve_target
+from spec_protocols.gate._discovery import discover, require_importing, resolve_target
 from spec_protocols.gate._harness import CheckInput, prepare
 from spec_protocols.gate._model import (
     Check,
@@ -249,6 +249,7 @@ class _Run:
         """Discover and check one group of targets; its notes."""
         with self.clock.stage("discovery", self.verdict_cache):
             found = _discovery(group, extra_roots, self.verdict_cache)
+        require_importing(found, importing=any(c.imports_target for c in self.chosen))
         notes = list(found.notes)
         injected = found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)
         if self.terms.draft_factory_keywords is None and injected:
