@@ -273,6 +273,10 @@ class DiscoveredClass:
     #: one reaches is built by the scheduler, so it may not be abstract); empty
     #: when none was read (it may still be registered in a way the source does not show).
     registrations: tuple[Registration, ...] = ()
+    #: The checked classes whose own code injects this one as
+    #: ``draft_worker_cls`` (dotted names): ``build_draft_tp_worker`` builds it
+    #: inside their constructor, so a class that fails the factory call fails them too.
+    injected_by: tuple[str, ...] = ()
 
     def definition(self, name: str | None) -> MemberDefinition | None:
         """The definition a lookup of ``name`` on the class finds; None when
