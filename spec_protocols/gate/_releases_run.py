@@ -1,0 +1,105 @@
+"""``run_releases``: the gate on several sglang releases in one run.
+
+``spec-protocols check TARGET --sglang 0.5.20 --sglang 0.5.23`` is one
+:func:`~spec_protocols.gate._pipeline.run_gate` per release, each on that
+release's own terms exactly as a run with that one ``--sglang`` would be,
+gathered into one :class:`~spec_protocols.gate._reports._release_matrix.ReleasesReport`.
+
+The releases run side by side, on threads: a run spends most of its time
+waiting on its checkers' processes (mypy, pyright, the runtime probe), which
+run in parallel whatever the threads do, so ``min(releases, os.cpu_count())``
+threads keep the machine busy without the start-up and pickling of a process
+pool (and with the checker objects a caller passed, fakes included). The
+verdict cache is the one every run shares: each release's entries are keyed
+by its own source, as a single run keys them, so a release checked before is
+answered from the cache, and two releases never share an entry.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker
+from spec_protocols.gate._model import GateError, GateReport
+from spec_protocols.gate._pipeline import run_gate
+from spec_protocols.gate._reports._release_matrix import ReleaseRun, ReleasesReport
+
+__all__ = ["distinct_releases", "release_jobs", "run_releases"]
+
+
+def distinct_releases(given: Sequence[str]) -> tuple[str, ...]:
+    """The ``--sglang`` values, each once; a :class:`GateError` for one given
+    twice (the same release, or two spellings of the same path), before anything runs."""
+    seen: dict[str, str] = {}
+    for value in given:
+        key = _identity(value)
+        if key in seen:
+            also = "" if seen[key] == value else f" (as --sglang {seen[key]})"
+            raise GateError(f"--sglang {value} is given twice{also}: name each release once")
+        seen[key] = value
+    return tuple(given)
+
+
+def _identity(value: str) -> str:
+    """What a ``--sglang`` value names: an existing path by its real location, a release by its text."""
+    path = Path(value).expanduser()
+    return f"path:{path.resolve()}" if path.exists() else f"release:{value.strip()}"
+
+
+def release_jobs(count: int, jobs: int | None = None) -> int:
+    """How many releases run at once: ``jobs`` when given, else one per CPU, never more than there are releases."""
+    wanted = jobs if jobs is not None else os.cpu_count() or 1
+    return max(1, min(count, wanted))
+
+
+def run_releases(
+    targets: Sequence[str],
+    *,
+    releases: Sequence[str],
+    checkers: Sequence[Checker] = DEFAULT_CHECKERS,
+    baseline: Path | None = None,
+    timeout: float = 600.0,
+    allow_import: bool = True,
+    cache: bool = True,
+    jobs: int | None = None,
+) -> ReleasesReport:
+    """Check ``targets`` on each of ``releases`` (``--sglang`` values: a
+    release or a path each), in parallel (:func:`release_jobs`); the reports in
+    the order given. A :class:`GateError` of any release (bad input, a release
+    that cannot be fetched, a crashed checker) is the run's: the first, in the
+    order given, once every started release has finished."""
+    given = distinct_releases(releases)
+    if not given:
+        raise GateError("no sglang release given")
+    start = time.perf_counter()
+
+    def one(release: str) -> GateReport:
+        return run_gate(
+            targets,
+            checkers=checkers,
+            baseline=baseline,
+            timeout=timeout,
+            allow_import=allow_import,
+            sglang=release,
+            cache=cache,
+        )
+
+    with ThreadPoolExecutor(max_workers=release_jobs(len(given), jobs), thread_name_prefix="sglang-release") as pool:
+        futures: list[Future[GateReport]] = [pool.submit(one, release) for release in given]
+        reports = [_outcome(future, futures) for future in futures]
+    runs = tuple(ReleaseRun(release, report) for release, report in zip(given, reports, strict=True))
+    return ReleasesReport(runs, {"total": time.perf_counter() - start})
+
+
+def _outcome(future: Future[GateReport], futures: Sequence[Future[GateReport]]) -> GateReport:
+    """``future``'s report; on its error, the releases not yet started are cancelled first."""
+    try:
+        return future.result()
+    except BaseException:
+        for other in futures:
+            other.cancel()
+        raise
