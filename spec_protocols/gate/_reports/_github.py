@@ -23,7 +23,7 @@ from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
 from spec_protocols.gate._reports._order import sorted_problems, sorted_results
 from spec_protocols.gate._reports._phrasing import summary_line
 
-__all__ = ["escape_data", "escape_property", "render_github"]
+__all__ = ["error_commands", "escape_data", "escape_property", "notice_command", "render_github"]
 
 
 def escape_data(value: str) -> str:
@@ -42,7 +42,7 @@ def _command(kind: str, properties: list[tuple[str, str]], message: str) -> str:
     return f"::{kind}{' ' + props if props else ''}::{escape_data(message)}"
 
 
-def _annotation(result: Result, problem: Problem) -> str:
+def _annotation(result: Result, problem: Problem, release: str | None = None) -> str:
     properties: list[tuple[str, str]] = []
     # GitHub places an annotation by file; a line without a file means nothing.
     if problem.file:
@@ -51,12 +51,43 @@ def _annotation(result: Result, problem: Problem) -> str:
             properties.append(("line", str(problem.line)))
     # The checker goes in the title: mypy and pyright often report the same
     # member, and two otherwise identical annotations would look like a bug.
-    properties.append(("title", f"spec-protocols {result.check.protocol} ({problem.checker})"))
+    properties.append(("title", f"spec-protocols {result.check.protocol} ({problem.checker}){_on(release)}"))
     parts = [result.check.target]
     if problem.member:
         parts.append(problem.member)
     parts.append(problem.message)
     return _command("error", properties, ": ".join(parts))
+
+
+def _on(release: str | None) -> str:
+    return f" [sglang {release}]" if release is not None else ""
+
+
+def error_commands(report: GateReport, *, release: str | None = None) -> list[str]:
+    """The ``::error`` lines of *report*: every problem of a ``fail``/``unverified``
+    result, and one for a failing result with no recorded problem. ``release``
+    (a run over several releases) ends each title with `` [sglang RELEASE]``."""
+    lines: list[str] = []
+    for result in sorted_results(report):
+        if result.verdict is Verdict.PASS:
+            continue
+        problems = sorted_problems(result.problems)
+        for problem in problems:
+            lines.append(_annotation(result, problem, release))
+        if not problems:
+            lines.append(
+                _command(
+                    "error",
+                    [("title", f"spec-protocols {result.check.protocol}{_on(release)}")],
+                    f"{result.check.target}: {result.verdict.value}",
+                )
+            )
+    return lines
+
+
+def notice_command(title: str, message: str) -> str:
+    """One ``::notice`` line."""
+    return _command("notice", [("title", title)], message)
 
 
 def render_github(report: GateReport, *, include_timings: bool = True) -> str:
@@ -67,21 +98,7 @@ def render_github(report: GateReport, *, include_timings: bool = True) -> str:
     gate is never without an annotation. The last line is an ``::notice`` with
     the summary.
     """
-    lines: list[str] = []
-    for result in sorted_results(report):
-        if result.verdict is Verdict.PASS:
-            continue
-        problems = sorted_problems(result.problems)
-        for problem in problems:
-            lines.append(_annotation(result, problem))
-        if not problems:
-            lines.append(
-                _command(
-                    "error",
-                    [("title", f"spec-protocols {result.check.protocol}")],
-                    f"{result.check.target}: {result.verdict.value}",
-                )
-            )
+    lines = error_commands(report)
     for note in report.notes:
         lines.append(_command("notice", [("title", "spec-protocols note")], note))
     lines.append(

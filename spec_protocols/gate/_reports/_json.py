@@ -39,7 +39,7 @@ from typing import Any
 from spec_protocols.gate._model import GateReport, Problem, Result
 from spec_protocols.gate._reports._order import ordered_checkers, sorted_problems, sorted_results, summary_counts
 
-__all__ = ["JSON_VERSION", "render_json"]
+__all__ = ["JSON_VERSION", "render_json", "results_json"]
 
 #: The ``version`` field of the JSON report. Bump it on any incompatible change.
 JSON_VERSION = 1
@@ -77,6 +77,16 @@ def _sglang_json(report: GateReport) -> dict[str, Any] | None:
     if checked is None:
         return None
     return {"release": checked.release, "origin": checked.origin, "path": checked.path, "pin": checked.pin}
+
+
+def results_json(report: GateReport, *, with_sglang: bool = False) -> list[dict[str, Any]]:
+    """The ``results`` of *report*, in the canonical order; ``with_sglang``
+    adds to each its ``"sglang"``: the release it was checked against, the
+    object the top-level ``"sglang"`` is (a run over several releases,
+    :mod:`spec_protocols.gate._reports._release_table`)."""
+    if not with_sglang:
+        return [_result_json(r) for r in sorted_results(report)]
+    return [{**_result_json(r), "sglang": _sglang_json(report)} for r in sorted_results(report)]
 
 
 def render_json(report: GateReport, *, include_timings: bool = True) -> str:

@@ -31,7 +31,7 @@ from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
 from spec_protocols.gate._reports._order import lead_problem, ordered_checkers, sorted_problems, sorted_results
 from spec_protocols.gate._reports._phrasing import summary_line, total_seconds
 
-__all__ = ["render_junit", "xml_safe"]
+__all__ = ["add_testcase", "render_junit", "xml_safe"]
 
 SUITE_NAME = "spec-protocols"
 
@@ -54,12 +54,15 @@ def _describe(problem: Problem) -> str:
     return f"{problem.checker}: {member}{problem.message}{where}"
 
 
-def _testcase(suite: ET.Element, result: Result) -> None:
+def add_testcase(suite: ET.Element, result: Result, *, release: str | None = None) -> None:
+    """*result*'s ``<testcase>`` in *suite*; ``release`` (a run over several
+    releases) ends its name with `` [sglang RELEASE]``."""
+    name = result.check.protocol if release is None else f"{result.check.protocol} [sglang {release}]"
     case = ET.SubElement(
         suite,
         "testcase",
         classname=xml_safe(result.check.target),
-        name=xml_safe(result.check.protocol),
+        name=xml_safe(name),
     )
     problems = sorted_problems(result.problems)
     lead = lead_problem(problems)
@@ -120,7 +123,7 @@ def render_junit(report: GateReport, *, include_timings: bool = True) -> str:
         properties, "property", name="summary", value=summary_line(report, include_timings=False)
     )
     for result in results:
-        _testcase(suite, result)
+        add_testcase(suite, result)
     if report.notes:
         ET.SubElement(suite, "system-out").text = xml_safe("\n".join(f"note: {n}" for n in report.notes))
     ET.indent(root)
