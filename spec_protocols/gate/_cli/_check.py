@@ -53,6 +53,18 @@ which sglang release (see also `spec-protocols contract --help`):
   --sglang 0.5.21    that release, fetched (pip download --no-deps) into the
                      cache once, never installed; mypy and pyright only
   --sglang PATH      the source tree at PATH (a folder holding sglang/)
+  --sglang A --sglang B ...
+                     each release (or tree) in one run, side by side (one
+                     thread per CPU): one report, a class x release table
+                     (text, markdown: the verdict, and the member a check
+                     fails on; * marks a release read from source only, where
+                     the runtime checker, which imports only the installed
+                     sglang, is skipped), a "sglang" object on every JSON
+                     result, the release in each github title and junit test
+                     name; exit 1 if any release fails. A value given twice
+                     (or two spellings of one path) is refused (exit 2), as
+                     is --write-baseline (it records one release's problems);
+                     a --baseline entry is unused only if no release uses it
 
 The runtime checker IMPORTS the target, running its module-level code. For
 untrusted code use --no-import (or --checker mypy --checker pyright): static
@@ -91,6 +103,7 @@ examples:
   spec-protocols check
   spec-protocols check my_plugin --format github
   spec-protocols check my_plugin --sglang 0.5.21     (no sglang install needed)
+  spec-protocols check my_plugin --sglang 0.5.20 --sglang 0.5.23   (one table)
   spec-protocols check plugin.py --no-import --format junit > report.xml
   spec-protocols check --write-baseline known.json --reason "upstream #123"
 """
@@ -111,9 +124,10 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
     )
     check.add_argument(
         "--sglang",
+        action="append",
         metavar="RELEASE|PATH",
         help="check against this sglang release (fetched into the cache) or source tree, without installing it; "
-        "static checkers only (default: the installed sglang)",
+        "static checkers only (default: the installed sglang); repeatable: one table over the releases",
     )
     check.add_argument("--no-import", action="store_true", help="never import the target: static checkers only")
     check.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
@@ -164,13 +178,17 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     from spec_protocols.gate._reports import render
 
     baseline = _baselines(args)
+    if args.sglang and len(args.sglang) > 1:
+        from spec_protocols.gate._cli._check_releases import run_release_matrix
+
+        return run_release_matrix(args, _chosen_checkers(args, registry), baseline)
     report = run_gate(
         args.targets,
         checkers=_chosen_checkers(args, registry),
         baseline=args.baseline,
         timeout=args.timeout,
         allow_import=not args.no_import,
-        sglang=args.sglang,
+        sglang=args.sglang[0] if args.sglang else None,
         cache=not args.no_cache,
     )
     unused: tuple[BaselineEntry, ...] = ()
