@@ -34,7 +34,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("checkers", frozenset({"_checkers"})),
     ("verdicts and cache", frozenset({"_verdicts", "_baseline", "_cache"})),
     ("reports", frozenset({"_reports"})),
-    ("pipeline", frozenset({"_pipeline"})),
+    ("pipeline", frozenset({"_pipeline", "_releases_run"})),
     ("CLI", frozenset({"_cli", "_explain", "_scaffold"})),
     ("the public surface", frozenset({"", "__main__"})),
 )
