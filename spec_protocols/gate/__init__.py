@@ -19,23 +19,68 @@ joins them and ``_cli`` is the command.
 
 from __future__ import annotations
 
-from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
-from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker, checkers_named
-from spec_protocols.gate._model import (
-    CHECKER_NAMES,
-    Check,
-    CheckerName,
-    CheckerSkip,
-    GateError,
-    GateReport,
-    Problem,
-    ProtocolName,
-    Result,
-    SkipReason,
-    Verdict,
-)
-from spec_protocols.gate._pipeline import default_targets, run_gate
-from spec_protocols.gate._reports import FORMATS, render
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
+    from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker, checkers_named
+    from spec_protocols.gate._model import (
+        CHECKER_NAMES,
+        Check,
+        CheckerName,
+        CheckerSkip,
+        GateError,
+        GateReport,
+        Problem,
+        ProtocolName,
+        Result,
+        SkipReason,
+        Verdict,
+    )
+    from spec_protocols.gate._pipeline import default_targets, run_gate
+    from spec_protocols.gate._reports import FORMATS, render
+
+# Each public name, and the private module it is imported from on first use
+# (PEP 562): importing this package, or any module below it (the CLI does),
+# costs no stage it does not use, so that a cached run imports only what it
+# needs (docs/performance.md, "The edit loop").
+_HOMES = {
+    **dict.fromkeys(("load_baseline", "unused_entries", "unused_entry_line"), "_baseline"),
+    **dict.fromkeys(("DEFAULT_CHECKERS", "Checker", "checkers_named"), "_checkers"),
+    **dict.fromkeys(
+        (
+            "CHECKER_NAMES",
+            "Check",
+            "CheckerName",
+            "CheckerSkip",
+            "GateError",
+            "GateReport",
+            "Problem",
+            "ProtocolName",
+            "Result",
+            "SkipReason",
+            "Verdict",
+        ),
+        "_model",
+    ),
+    **dict.fromkeys(("default_targets", "run_gate"), "_pipeline"),
+    **dict.fromkeys(("FORMATS", "render"), "_reports"),
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value: object = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "CHECKER_NAMES",
