@@ -33,7 +33,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("harness", frozenset({"_harness"})),
     ("checkers", frozenset({"_checkers"})),
     ("verdicts and cache", frozenset({"_verdicts", "_baseline", "_cache"})),
-    ("reports", frozenset({"_reports"})),
+    ("reports", frozenset({"_reports", "_upgrade"})),
     ("pipeline", frozenset({"_pipeline", "_releases_run"})),
     ("CLI", frozenset({"_cli", "_explain", "_scaffold"})),
     ("the public surface", frozenset({"", "__main__"})),
