@@ -1,0 +1,166 @@
+"""``spec-protocols upgrade``: what a plugin that passes on one sglang release must change to pass on another."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spec_protocols.gate._cli._output import write
+from spec_protocols.gate._cli._parsing import Command
+from spec_protocols.gate._model import GateError
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._checkers import Checker
+    from spec_protocols.gate._contract import SglangSource
+    from spec_protocols.gate._model import DiscoveredClass
+    from spec_protocols.gate._upgrade import ReleaseSide
+
+__all__ = ["UPGRADE"]
+
+#: The checkers an upgrade runs: a fetched release is checked statically (the
+#: runtime checker imports the installed sglang only).
+_STATIC = ("mypy", "pyright")
+
+_EPILOG = """\
+what it does:
+  Reads both releases' contracts from their own source (as `spec-protocols
+  contract` does), runs the gate on TARGET against each (mypy and pyright:
+  `spec-protocols check TARGET --sglang A`, then `--sglang B`), and lists
+  what changed between A and B, step by step, for the classes of TARGET it
+  concerns, in the order an author works through it:
+
+    1. constructor      the keywords the scheduler constructs the spec worker
+                        with (0.5.20 passes ps=, 0.5.21 on do not)
+    2. new member       members B calls (or its BaseSpecWorker defaults use on
+                        the draft worker) that A did not: B's call site and the
+                        signature expected
+    3. inherited need   a BaseSpecWorker default the worker keeps that needs
+                        more of the draft worker on B
+    4. signature        members B calls otherwise than A
+    5. no longer called members A called and B does not: they may be removed
+    6. draft factory    the keywords build_draft_tp_worker passes draft_worker_cls
+    7. hook/capability  members sglang finds by name, capabilities, the
+                        registration flag that picks the scheduler's branch
+
+  Each class is "must change" where the gate's report on B has a problem the
+  step accounts for (its words follow), else "nothing to change". What
+  already fails on A is said first; the last line says what would still fail
+  on B after the steps (a problem A has too is not the upgrade's, and stays).
+
+--from / --to:
+  0.5.23          a release, fetched (pip download --no-deps) into the cache
+  path            a folder holding sglang/, the sglang/ folder, or a .whl file
+
+exit status: 0 TARGET passes on B as it is (nothing to change), 1 something
+must change (or still fails), 2 usage or environment error (one line): an
+unknown release, one the gate cannot read, A the same as B, a missing TARGET
+
+examples:
+  spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/
+  spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/ --format markdown -o UPGRADING.md
+  spec-protocols upgrade --from 0.5.22 --to ~/src/sglang/python my_plugin.workers:MyWorker
+"""
+
+
+def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
+    from spec_protocols.gate._upgrade import FORMATS
+
+    upgrade.add_argument("targets", nargs="+", metavar="TARGET", help="module, module:Class, or path (as for check)")
+    upgrade.add_argument(
+        "--from", dest="source", required=True, metavar="RELEASE|PATH", help="the release the plugin passes on now"
+    )
+    upgrade.add_argument(
+        "--to", dest="destination", required=True, metavar="RELEASE|PATH", help="the release to pass on"
+    )
+    upgrade.add_argument(
+        "--checker",
+        action="append",
+        choices=_STATIC,
+        dest="checkers",
+        metavar="NAME",
+        help="run only this checker; repeatable (mypy, pyright; default: both)",
+    )
+    upgrade.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
+    upgrade.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the plan to FILE instead of stdout")
+    upgrade.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
+    upgrade.add_argument("--no-cache", action="store_true", help="run every checker: neither reuse nor store cached verdicts")
+
+
+def _source(given: str, flag: str) -> SglangSource:
+    """The source ``--from``/``--to`` names; its errors name that option, not ``--sglang``."""
+    from spec_protocols.gate._contract import resolve_sglang
+
+    try:
+        source = resolve_sglang(given)
+    except GateError as error:
+        raise GateError(str(error).replace(f"--sglang {given}", f"{flag} {given}")) from None
+    if source is None:  # resolve_sglang returns None only when given nothing
+        raise GateError(f"{flag} {given}: no sglang there")
+    return source
+
+
+def _side(
+    given: str, flag: str, args: argparse.Namespace, registry: Mapping[str, Checker] | None
+) -> tuple[ReleaseSide, SglangSource]:
+    """One release: its contract and terms, and the gate's report on ``targets`` there."""
+    from spec_protocols.gate._checkers import checkers_named
+    from spec_protocols.gate._contract import extract_contract, release_terms
+    from spec_protocols.gate._pipeline import run_gate
+    from spec_protocols.gate._upgrade import ReleaseSide
+
+    source = _source(given, flag)
+    contract = extract_contract(source)
+    terms = release_terms(contract)  # a GateError for a tree whose scheduler constructs no plugin's worker
+    report = run_gate(
+        args.targets,
+        checkers=checkers_named(args.checkers or _STATIC, registry),
+        timeout=args.timeout,
+        allow_import=False,
+        sglang=given,
+        cache=not args.no_cache,
+    )
+    return ReleaseSide(contract, terms, report), source
+
+
+def _classes(targets: Sequence[str], root: Path) -> list[DiscoveredClass]:
+    """What discovery finds of ``targets`` on B's source: which members each class defines.
+
+    Read target by target (two files may be the same module name); a target
+    discovery refuses here was refused by the gate's run first."""
+    from spec_protocols.gate._discovery import discover, resolve_target
+
+    found: dict[str, DiscoveredClass] = {}
+    for target in targets:
+        for cls in discover([resolve_target(target, [root])], [root]).classes:
+            found.setdefault(cls.dotted, cls)
+    return list(found.values())
+
+
+def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
+    """Build the upgrade plan and write it; its exit status (0 nothing to change, 1 something must)."""
+    from spec_protocols.gate._upgrade import build_plan, render_plan
+
+    if args.source == args.destination:
+        raise GateError(f"--from and --to are the same ({args.source}): name two releases")
+    # B first: a bad release or target is said before A's checkers run.
+    after, root = _side(args.destination, "--to", args, registry)
+    before, _ = _side(args.source, "--from", args, registry)
+    if before.release == after.release and before.contract.source == after.contract.source:
+        raise GateError(f"--from {args.source} and --to {args.destination} are the same sglang ({after.release})")
+    plan = build_plan(before, after, _classes(args.targets, root.root))
+    write(render_plan(plan, args.format), args.output)
+    return plan.exit_status
+
+
+UPGRADE = Command(
+    name="upgrade",
+    help="what a plugin that passes on one sglang release must change to pass on another",
+    description="Compare two sglang releases' contracts and the gate's reports on TARGET against each, and "
+    "list what TARGET must change to pass on --to: constructor keywords first, then new members, inherited "
+    "needs, signatures, members no longer called, the draft factory's keywords, hooks and capabilities.",
+    add_arguments=_add_arguments,
+    run=_run,
+    epilog=_EPILOG,
+)

@@ -1,0 +1,31 @@
+"""``spec-protocols upgrade``: what a plugin that passes on one sglang release must change to pass on another.
+
+``_plan``    the plan as data (:class:`UpgradePlan`: steps by :class:`StepKind`,
+             each with the classes of TARGET it concerns)
+``_build``   :func:`build_plan`: from two :class:`ReleaseSide` s (a release's
+             contract, its terms and the gate's report on TARGET there)
+``_render``  text, markdown and json (:data:`FORMATS`, :func:`render_plan`)
+
+It sits beside the reports: it reads the contract stage's terms and the
+model's reports, and the CLI runs the gate for it; nothing here runs a checker.
+"""
+
+from __future__ import annotations
+
+from spec_protocols.gate._upgrade._build import ReleaseSide, build_plan
+from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, Step, StepKind, UpgradePlan
+from spec_protocols.gate._upgrade._render import FORMATS, final_line, render_plan
+
+__all__ = [
+    "FORMATS",
+    "ClassStep",
+    "FailingCheck",
+    "PlanProblem",
+    "ReleaseSide",
+    "Step",
+    "StepKind",
+    "UpgradePlan",
+    "build_plan",
+    "final_line",
+    "render_plan",
+]
