@@ -18,7 +18,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from spec_protocols.gate._model import Check, CheckerOutcome, DiscoveredClass, Problem, Result, Verdict
+from spec_protocols.gate._model import (
+    Check,
+    CheckerOutcome,
+    ClassRole,
+    DiscoveredClass,
+    Problem,
+    ProtocolName,
+    Result,
+    Verdict,
+)
 
 __all__ = ["combine", "overall"]
 
@@ -72,4 +81,52 @@ def combine(
             if all(_unmodelled_only(name, problems) for name, v in per_checker.items() if v is Verdict.UNVERIFIED):
                 combined = Verdict.PASS
         results.append(Result(check, combined, per_checker, tuple(problems), notes=tuple(notes)))
-    return tuple(results)
+    return _through_injections(results, classes)
+
+
+def injected_fails_words(injected: Sequence[str]) -> str:
+    """The problem of a class that injects a draft worker class (or expression) failing the factory call."""
+    names = ", ".join(dict.fromkeys(injected))
+    return (
+        f"injects {names} as draft_worker_cls, which fails DraftWorkerFactory: build_draft_tp_worker's "
+        "draft_worker_cls(...) call (speculative/draft_worker_common.py: build_draft_tp_worker) raises inside "
+        "this worker's constructor (scheduler.py: maybe_init_draft_worker)"
+    )
+
+
+def _injector_of(target: str, classes: Mapping[str, DiscoveredClass]) -> str | None:
+    """The checked class whose body holds an injection site (``module.Worker.__init__:draft_worker_cls``)."""
+    scope = target.partition(":")[0]
+    return max((d for d in classes if scope.startswith(f"{d}.")), key=len, default=None)
+
+
+def _through_injections(results: Sequence[Result], classes: Mapping[str, DiscoveredClass]) -> tuple[Result, ...]:
+    """A class whose own code injects a draft worker class that fails
+    ``DraftWorkerFactory`` fails its ``SpecWorker`` check too (every check,
+    when it has none): ``build_draft_tp_worker``'s ``draft_worker_cls(...)``
+    call (speculative/draft_worker_common.py: build_draft_tp_worker) raises
+    inside its constructor, which the scheduler runs (scheduler.py:
+    maybe_init_draft_worker). The injected class's (or site's) own row says why."""
+    failing: dict[str, list[str]] = {}
+    for result in results:
+        if result.check.protocol != ClassRole.INJECTED.protocol or result.verdict is not Verdict.FAIL:
+            continue
+        cls = classes.get(result.check.target)
+        injectors = cls.injected_by if cls is not None else (_injector_of(result.check.target, classes),)
+        for injector in injectors:
+            if injector is not None:
+                failing.setdefault(injector, []).append(result.check.target)
+    if not failing:
+        return tuple(results)
+    checked = {(r.check.target, r.check.protocol) for r in results}
+    out: list[Result] = []
+    for result in results:
+        target = result.check.target
+        own = (target, ProtocolName.SPEC_WORKER) in checked
+        if target not in failing or (own and result.check.protocol != ProtocolName.SPEC_WORKER):
+            out.append(result)
+            continue
+        cls = classes[target]
+        problem = Problem("gate", None, injected_fails_words(failing[target]), file=str(cls.file), line=cls.line)
+        out.append(replace(result, verdict=Verdict.FAIL, problems=(*result.problems, problem)))
+    return tuple(out)
