@@ -45,9 +45,12 @@ CASES: list[tuple[str, str, int, dict[tuple[str, str], str], list[str]]] = [
     # The example targets 0.5.23: its draft requires load_group, which
     # 0.5.21's build_draft_tp_worker does not pass, and hands it on to
     # TpModelWorker.__init__, which in 0.5.21 takes none (the checkers' own
-    # error in its constructor: the DraftWorker row fails too).
+    # error in its constructor: the DraftWorker row fails too). ExampleWorker
+    # injects it in its own constructor, which the factory call's TypeError
+    # would end: it fails too.
     ("0.5.21", "spec_example_plugin", 1,
-     {**EXAMPLE, ("ExampleDraftWorker", "DraftWorkerFactory"): "fail", ("ExampleDraftWorker", "DraftWorker"): "fail"},
+     {**EXAMPLE, ("ExampleDraftWorker", "DraftWorkerFactory"): "fail", ("ExampleDraftWorker", "DraftWorker"): "fail",
+      ("ExampleWorker", "SpecWorker"): "fail"},
      ['Argument missing for parameter "load_group"', 'No parameter named "load_group"']),
     ("0.5.21", "spec_forgetful_plugin", 1, FORGETFUL, ["ForgetfulWorker has no forward_batch_generation"]),
 ]

@@ -39,7 +39,7 @@ class ConditionalSafeDraft(TpModelWorker):
     """The default draft worker: TpModelWorker's constructor."""
 
 
-# expect: inject_conditional_bad.ConditionalWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_conditional_bad.ConditionalWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect: inject_conditional_bad.ConditionalWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
 class ConditionalWorker(BaseSpecWorker):
     """Picks its draft class from an environment flag; runs the target model alone."""

@@ -53,7 +53,7 @@ class ShortCtorDraft(TpModelWorker):
         )
 
 
-# expect: inject_declared_type_bad.SwappableDraftWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_declared_type_bad.SwappableDraftWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect-absent: inject_declared_type_bad.SwappableDraftWorker.__init__:draft_worker_cls
 class SwappableDraftWorker(BaseSpecWorker):
     """Builds its draft from the class attribute; runs the target model alone."""

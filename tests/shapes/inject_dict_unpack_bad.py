@@ -31,7 +31,7 @@ class DictUnpackBadDraft(TpModelWorker):
         super().__init__(server_args, gpu_id=0, nccl_port=0, is_draft_worker=True)
 
 
-# expect: inject_dict_unpack_bad.DictUnpackWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_dict_unpack_bad.DictUnpackWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 class DictUnpackWorker(BaseSpecWorker):
     """Passes the draft class inside an unpacked dict; runs the target model alone."""
 

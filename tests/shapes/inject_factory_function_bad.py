@@ -32,7 +32,7 @@ def make_bad_factory_draft(*, server_args: ServerArgs, gpu_id: int, nccl_port: i
     return FactoryBadDraft(server_args, gpu_id, nccl_port, is_draft_worker=True)
 
 
-# expect: inject_factory_function_bad.FactoryFunctionBadWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_factory_function_bad.FactoryFunctionBadWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect: inject_factory_function_bad.FactoryFunctionBadWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
 class FactoryFunctionBadWorker(BaseSpecWorker):
     """Injects make_bad_factory_draft; runs the target model alone."""

@@ -27,7 +27,7 @@ class LambdaDraft(TpModelWorker):
     """A pass-through draft worker; only the lambda around it is wrong."""
 
 
-# expect: inject_lambda_bad.LambdaWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_lambda_bad.LambdaWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect: inject_lambda_bad.LambdaWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
 class LambdaWorker(BaseSpecWorker):
     """Injects a lambda that drops most of sglang's keywords; runs the target model alone."""

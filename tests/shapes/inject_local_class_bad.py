@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-# expect: inject_local_class_bad.LocalClassWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_local_class_bad.LocalClassWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect: inject_local_class_bad.LocalClassWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
 class LocalClassWorker(BaseSpecWorker):
     """Defines its draft class on the fly, closing over the target worker; runs the target model alone."""

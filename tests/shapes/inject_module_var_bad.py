@@ -35,7 +35,7 @@ class ModuleVarBadDraft(TpModelWorker):
 BAD_DRAFT_WORKER_CLS = ModuleVarBadDraft
 
 
-# expect: inject_module_var_bad.ModuleVarBadWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_module_var_bad.ModuleVarBadWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 class ModuleVarBadWorker(BaseSpecWorker):
     """Builds its draft model from BAD_DRAFT_WORKER_CLS; runs the target model alone."""
 

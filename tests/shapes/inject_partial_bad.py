@@ -33,7 +33,7 @@ class PartialBadDraft(TpModelWorker):
         self.num_steps = num_steps
 
 
-# expect: inject_partial_bad.PartialBadWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_partial_bad.PartialBadWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect: inject_partial_bad.PartialBadWorker.__init__:draft_worker_cls DraftWorkerFactory fail runtime=skipped mypy=fail pyright=fail
 class PartialBadWorker(BaseSpecWorker):
     """Injects a partial of a draft class whose constructor sglang cannot call."""

@@ -32,7 +32,7 @@ class SelfAttrBadDraft(TpModelWorker):
         super().__init__(server_args, gpu_id=0, nccl_port=0, is_draft_worker=True)
 
 
-# expect: inject_self_attr_bad.SelfAttrWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: inject_self_attr_bad.SelfAttrWorker SpecWorker fail runtime=pass mypy=pass pyright=pass
 # expect-absent: inject_self_attr_bad.SelfAttrWorker.__init__:draft_worker_cls
 class SelfAttrWorker(BaseSpecWorker):
     """Keeps its draft class on the instance, then injects it; runs the target model alone."""

@@ -136,6 +136,8 @@ class _Picks:
     registered: dict[str, list[Registration]] = field(default_factory=dict[str, list[Registration]])
     #: Classes a decorator of this package marks as what sglang constructs.
     decorated: set[str] = field(default_factory=set[str])
+    #: Qualified class name -> the classes whose own code injects it.
+    injected_by: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
 
     def add(self, qualified: str, *roles: ClassRole) -> None:
         self.roles.setdefault(qualified, set()).update(roles)
@@ -289,12 +291,26 @@ def _pick_injections(index: SourceIndex, module: ModuleSource, picks: _Picks) ->
     for injection in injections(module):
         site_or_class = classify_injection(index, injection)
         followed, complete = attribute_classes(index, injection)
+        injector = _scope_class(module, injection.scope)
         for qualified in (site_or_class,) if isinstance(site_or_class, str) else followed:
             picks.add(qualified, ClassRole.INJECTED, ClassRole.DRAFT_WORKER)
             picks.injected_at.setdefault(qualified, []).append(f"{module.file}:{injection.value.lineno}")
+            if injector is not None:
+                picks.injected_by.setdefault(qualified, []).append(injector)
         if isinstance(site_or_class, InjectionSite) and not complete:
             picks.sites.append(site_or_class)
             picks.reaches.append((site_or_class, may_inject(index, injection)))
+
+
+def _scope_class(module: ModuleSource, scope: str) -> str | None:
+    """The qualified name of the innermost class of ``module`` whose body
+    holds ``scope`` (``Worker.__init__`` -> ``module.Worker``); None at module level or in a plain function."""
+    parts = scope.split(".")
+    for end in range(len(parts), 0, -1):
+        qual = ".".join(parts[:end])
+        if qual in module.classes:
+            return f"{module.name}.{qual}"
+    return None
 
 
 def _pick_registrations(
@@ -385,6 +401,7 @@ def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[Discovere
                 overrides=_overrides(index, qualified),
                 members=member_definitions(index, qualified, _ROOTS),
                 registrations=tuple(dict.fromkeys(picks.registered.get(qualified, ()))),
+                injected_by=tuple(dict.fromkeys(b for b in picks.injected_by.get(qualified, ()) if b != qualified)),
             )
         )
         # The checkers must read, from source, the module of the class, of
