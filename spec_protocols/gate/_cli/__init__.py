@@ -21,6 +21,7 @@ from spec_protocols.gate._cli._explain import EXPLAIN
 from spec_protocols.gate._cli._new import NEW
 from spec_protocols.gate._cli._parsing import Command, Parser, add_command
 from spec_protocols.gate._cli._pin import PIN
+from spec_protocols.gate._cli._upgrade import UPGRADE
 from spec_protocols.gate._model import GateError
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS: tuple[Command, ...] = (CHECK, EXPLAIN, CONTRACT, PIN, NEW)
+COMMANDS: tuple[Command, ...] = (CHECK, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE)
 
 _EPILOG = """\
 start here:
@@ -39,6 +40,8 @@ start here:
   spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
   spec-protocols contract --sglang 0.5.21  what that sglang release asks of a worker, from its source
   spec-protocols pin 0.5.21             mypy/pyright settings for code that targets that release
+  spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/
+                                        what my_plugin must change to pass on 0.5.23
 
 `spec-protocols check --help` explains targets, verdicts and exit codes.
 """
