@@ -277,6 +277,11 @@ class DiscoveredClass:
     #: ``draft_worker_cls`` (dotted names): ``build_draft_tp_worker`` builds it
     #: inside their constructor, so a class that fails the factory call fails them too.
     injected_by: tuple[str, ...] = ()
+    #: The lines of its decorators that are spec_protocols' own class
+    #: decorators (``spec_worker_class``, ``draft_worker_class``), as
+    #: discovery resolved them: what a checker says there is the IDE's view
+    #: of the pinned release, not the class's problem on the release checked.
+    own_decorator_lines: tuple[int, ...] = ()
 
     def definition(self, name: str | None) -> MemberDefinition | None:
         """The definition a lookup of ``name`` on the class finds; None when
