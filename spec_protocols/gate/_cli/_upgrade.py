@@ -13,9 +13,8 @@ from spec_protocols.gate._model import GateError
 
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers import Checker
-    from spec_protocols.gate._contract import SglangSource
-    from spec_protocols.gate._model import DiscoveredClass
-    from spec_protocols.gate._upgrade import ReleaseSide
+    from spec_protocols.gate._contract import Contract, ReleaseTerms, SglangSource
+    from spec_protocols.gate._model import DiscoveredClass, GateReport
 
 __all__ = ["UPGRADE"]
 
@@ -101,19 +100,22 @@ def _source(given: str, flag: str) -> SglangSource:
     return source
 
 
-def _side(
-    given: str, flag: str, args: argparse.Namespace, registry: Mapping[str, Checker] | None
-) -> tuple[ReleaseSide, SglangSource]:
-    """One release: its contract and terms, and the gate's report on ``targets`` there."""
-    from spec_protocols.gate._checkers import checkers_named
+def _release(given: str, flag: str) -> tuple[Contract, ReleaseTerms, SglangSource]:
+    """One release's contract and terms, read before any checker runs (a bad release is said at once)."""
     from spec_protocols.gate._contract import extract_contract, release_terms
-    from spec_protocols.gate._pipeline import run_gate
-    from spec_protocols.gate._upgrade import ReleaseSide
 
     source = _source(given, flag)
     contract = extract_contract(source)
-    terms = release_terms(contract)  # a GateError for a tree whose scheduler constructs no plugin's worker
-    report = run_gate(
+    # A GateError for a tree whose scheduler constructs no plugin's worker.
+    return contract, release_terms(contract), source
+
+
+def _report(given: str, args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> GateReport:
+    """The gate's report on TARGET against ``given`` (``check TARGET --sglang GIVEN``, static checkers)."""
+    from spec_protocols.gate._checkers import checkers_named
+    from spec_protocols.gate._pipeline import run_gate
+
+    return run_gate(
         args.targets,
         checkers=checkers_named(args.checkers or _STATIC, registry),
         timeout=args.timeout,
@@ -121,7 +123,6 @@ def _side(
         sglang=given,
         cache=not args.no_cache,
     )
-    return ReleaseSide(contract, terms, report), source
 
 
 def _classes(targets: Sequence[str], root: Path) -> list[DiscoveredClass]:
@@ -140,16 +141,18 @@ def _classes(targets: Sequence[str], root: Path) -> list[DiscoveredClass]:
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
     """Build the upgrade plan and write it; its exit status (0 nothing to change, 1 something must)."""
-    from spec_protocols.gate._upgrade import build_plan, render_plan
+    from spec_protocols.gate._upgrade import ReleaseSide, build_plan, render_plan
 
     if args.source == args.destination:
         raise GateError(f"--from and --to are the same ({args.source}): name two releases")
-    # B first: a bad release or target is said before A's checkers run.
-    after, root = _side(args.destination, "--to", args, registry)
-    before, _ = _side(args.source, "--from", args, registry)
-    if before.release == after.release and before.contract.source == after.contract.source:
-        raise GateError(f"--from {args.source} and --to {args.destination} are the same sglang ({after.release})")
-    plan = build_plan(before, after, _classes(args.targets, root.root))
+    old_contract, old_terms, old_source = _release(args.source, "--from")
+    new_contract, new_terms, new_source = _release(args.destination, "--to")
+    if old_source.root.resolve() == new_source.root.resolve():
+        raise GateError(f"--from {args.source} and --to {args.destination} are the same sglang ({new_source.release})")
+    # B first: a missing target is said before A's checkers run.
+    after = ReleaseSide(new_contract, new_terms, _report(args.destination, args, registry))
+    before = ReleaseSide(old_contract, old_terms, _report(args.source, args, registry))
+    plan = build_plan(before, after, _classes(args.targets, new_source.root))
     write(render_plan(plan, args.format), args.output)
     return plan.exit_status
 

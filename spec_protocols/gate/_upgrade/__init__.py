@@ -12,8 +12,8 @@ model's reports, and the CLI runs the gate for it; nothing here runs a checker.
 
 from __future__ import annotations
 
-from spec_protocols.gate._upgrade._build import ReleaseSide, build_plan
-from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, Step, StepKind, UpgradePlan
+from spec_protocols.gate._upgrade._build import build_plan
+from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, ReleaseSide, Step, StepKind, UpgradePlan
 from spec_protocols.gate._upgrade._render import FORMATS, final_line, render_plan
 
 __all__ = [

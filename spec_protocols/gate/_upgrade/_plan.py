@@ -11,7 +11,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["ClassStep", "FailingCheck", "PlanProblem", "Step", "StepKind", "UpgradePlan"]
+from spec_protocols.gate._contract import Contract, ReleaseTerms
+from spec_protocols.gate._model import GateReport
+
+__all__ = ["ClassStep", "FailingCheck", "PlanProblem", "ReleaseSide", "Step", "StepKind", "UpgradePlan"]
 
 
 class StepKind(enum.Enum):
@@ -125,3 +128,16 @@ class UpgradePlan:
     def exit_status(self) -> int:
         """0: TARGET passes on B as it is; 1: something must change."""
         return 0 if self.passes_on_destination else 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseSide:
+    """One release of an upgrade: what its source asks, and what the gate said of TARGET on it."""
+
+    contract: Contract
+    terms: ReleaseTerms
+    report: GateReport
+
+    @property
+    def release(self) -> str:
+        return self.contract.release

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Callable, Mapping
+from typing import cast
 
 from spec_protocols.gate._codec import encode
 from spec_protocols.gate._model import GateError
@@ -178,7 +179,9 @@ def upgrade_json(plan: UpgradePlan) -> str:
     """The plan as the codec writes it, with its version, exit status and final line."""
     data = encode(plan)
     assert isinstance(data, dict)
-    document = {"version": _VERSION, **data, "exit_status": plan.exit_status, "final": final_line(plan)}
+    document: dict[str, object] = {"version": _VERSION}
+    document.update(cast("dict[str, object]", data))
+    document.update(exit_status=plan.exit_status, final=final_line(plan))
     return json.dumps(document, indent=2) + "\n"
 
 
