@@ -29,7 +29,6 @@ from pathlib import Path
 
 from typing_extensions import Protocol
 
-from spec_protocols._class_decorators import draft_worker_class, spec_worker_class
 from spec_protocols.gate._findings import Finding, Wrong
 from spec_protocols.gate._harness import ClassRegions
 from spec_protocols.gate._model import DiscoveredClass
@@ -62,15 +61,12 @@ _OVERRIDE_CODES = frozenset({"override", "reportIncompatibleMethodOverride", "re
 _OVERRIDE_WORDS = re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name")
 #: Assigning a value to a name whose declared type is a base's.
 _ASSIGNMENT_CODES = frozenset({"assignment", "reportAssignmentType"})
-#: What spec_protocols' own class decorators make a checker say: the IDE's
-#: view of the one release the protocols are pinned to (``spec-protocols
-#: pin``). The gate holds the class to the release it checks against on the
-#: harness, so on an older release the decorator's error is not the class's
-#: (a 0.5.20 constructor taking ``ps=`` is right there) and on the pinned one
-#: it repeats the harness's finding, member by member, in fewer words.
-_OWN_DECORATORS = re.compile(
-    "|".join(rf'(?:of|in function) "{re.escape(fn.__name__)}"' for fn in (spec_worker_class, draft_worker_class))
-)
+#: mypy's codes for a class decorator's application, reported at the class
+#: statement: where spec_protocols' own decorators apply (``ClassRegions.
+#: decorated``), that is the IDE's view of the pinned release, not the
+#: class's problem on the release checked (the harness judges that); their
+#: own lines are excluded by the regions (pyright reports there).
+_DECORATOR_APPLICATION_CODES = frozenset({"type-var", "arg-type"})
 #: Typing hygiene, not a problem of what sglang does with the class.
 _HYGIENE_CODES = frozenset({"var-annotated", "annotation-unchecked"})
 
@@ -82,7 +78,9 @@ def _counts(diag: Diagnostic, regions: ClassRegions) -> bool:
         return False
     if diag.code in _OVERRIDE_CODES or _OVERRIDE_WORDS.search(diag.message):
         return False
-    if diag.code in _HYGIENE_CODES or _OWN_DECORATORS.search(diag.message):
+    if diag.code in _HYGIENE_CODES:
+        return False
+    if diag.code in _DECORATOR_APPLICATION_CODES and regions.applies_own_decorator(diag.file, diag.line):
         return False
     return not (diag.code in _ASSIGNMENT_CODES and regions.assigns_inherited(diag.file, diag.line))
 

@@ -35,7 +35,7 @@ from spec_protocols.gate._discovery._source_index import ModuleSource, SourceInd
 from spec_protocols.gate._model import ClassRole
 from spec_protocols.gate._source import dotted_name
 
-__all__ = ["DECORATOR_ROOTS", "decorated_roles"]
+__all__ = ["DECORATOR_ROOTS", "decorated_roles", "own_decorator_lines"]
 
 
 def _decorator(name: str) -> frozenset[str]:
@@ -66,8 +66,23 @@ def decorated_roles(index: SourceIndex, module: ModuleSource, node: ast.ClassDef
     return frozenset(roles)
 
 
+def own_decorator_lines(index: SourceIndex, module: ModuleSource, node: ast.ClassDef) -> tuple[int, ...]:
+    """Every line of each decorator of ``node`` that is one of this package's."""
+    lines: list[int] = []
+    for decorator, resolved in _decorators(index, module, node):
+        if resolved in DECORATOR_ROOTS:
+            lines.extend(range(decorator.lineno, (decorator.end_lineno or decorator.lineno) + 1))
+    return tuple(lines)
+
+
 def _resolved_decorators(index: SourceIndex, module: ModuleSource, node: ast.ClassDef) -> Iterator[str]:
-    """What each decorator of ``node`` that is a plain (dotted) name resolves to.
+    """What each decorator of ``node`` that is a plain (dotted) name resolves to."""
+    for _, resolved in _decorators(index, module, node):
+        yield resolved
+
+
+def _decorators(index: SourceIndex, module: ModuleSource, node: ast.ClassDef) -> Iterator[tuple[ast.expr, str]]:
+    """Each decorator of ``node`` that is a plain (dotted) name, and what it resolves to.
 
     A call (``@register("X")``) or any other expression is no decorator of
     this package: its decorators take the class itself.
@@ -78,4 +93,4 @@ def _resolved_decorators(index: SourceIndex, module: ModuleSource, node: ast.Cla
             continue
         resolved = index.resolve(module, dotted)
         if resolved is not None:
-            yield resolved
+            yield decorator, resolved

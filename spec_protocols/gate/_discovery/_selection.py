@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spec_protocols.gate._discovery._built import builds_classes
-from spec_protocols.gate._discovery._decorated import DECORATOR_ROOTS, decorated_roles
+from spec_protocols.gate._discovery._decorated import DECORATOR_ROOTS, decorated_roles, own_decorator_lines
 from spec_protocols.gate._discovery._injections import (
     attribute_classes,
     classify_injection,
@@ -402,6 +402,7 @@ def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[Discovere
                 members=member_definitions(index, qualified, _ROOTS),
                 registrations=tuple(dict.fromkeys(picks.registered.get(qualified, ()))),
                 injected_by=tuple(dict.fromkeys(b for b in picks.injected_by.get(qualified, ()) if b != qualified)),
+                own_decorator_lines=own_decorator_lines(index, module, info.node),
             )
         )
         # The checkers must read, from source, the module of the class, of

@@ -11,7 +11,11 @@ checked class's own lines* is that class's problem (issue 20, item 1):
   the class: ``Scheduler.maybe_init_draft_worker``, ``build_draft_tp_worker``).
 
 What they report elsewhere inside a member's body is the author's own
-type-check: counted in a note, never a verdict. Members inherited from a base
+type-check: counted in a note, never a verdict. What they report at the lines
+of spec_protocols' own class decorators (``spec_worker_class``,
+``draft_worker_class``: ``DiscoveredClass.own_decorator_lines``, resolved by
+discovery) is neither: the decorators hold the class to the pinned release
+for the IDE, and the harness holds it to the release checked. Members inherited from a base
 in the plugin's own modules count where a lookup on the class finds them
 (``DiscoveredClass.members``); sglang's and this package's never do.
 
@@ -80,6 +84,14 @@ class ClassRegions:
     cached_properties: frozenset[str] = frozenset()
     #: Members defined as ``functools.partialmethod(...)`` (bound like methods).
     partial_methods: frozenset[str] = frozenset()
+    #: The ``class`` statement's line when spec_protocols' own class
+    #: decorators apply to it: mypy reports a class decorator's application
+    #: (its ``type-var``/``arg-type`` error) there, not at the decorator.
+    decorated: tuple[Span, ...] = ()
+
+    def applies_own_decorator(self, file: Path, line: int) -> bool:
+        """Whether the line is the statement of a class spec_protocols' own decorators apply to."""
+        return any(_holds(s, file, line) for s in self.decorated)
 
     def assigns_inherited(self, file: Path, line: int) -> bool:
         """Whether the line is a class-level assignment of a name the class does not annotate."""
@@ -183,6 +195,11 @@ class _Reader:
             return None
         file = cls.file.resolve()
         imports = _imports(tree)
+        # spec_protocols' own class decorators (spec_worker_class,
+        # draft_worker_class), as discovery resolved them: what a checker
+        # says at their lines is the IDE's view of the pinned release; the
+        # harness holds the class to the release checked, member by member.
+        self.excluded.extend((file, line, line) for line in cls.own_decorator_lines)
         self.contract.append((file, *_header(node), None))
         cached: set[str] = set()
         partial: set[str] = set()
@@ -208,9 +225,10 @@ class _Reader:
                 continue
             self.inherited(member.file, member.line)
         attrs = any(resolved(d, imports) in _ATTRS_DECORATORS for d in node.decorator_list)
+        decorated = ((file, node.lineno, node.lineno),) if cls.own_decorator_lines else ()
         return ClassRegions(
             tuple(self.contract), tuple(self.bodies), tuple(self.excluded), tuple(self.assigned), attrs, frozenset(cached),
-            frozenset(partial),
+            frozenset(partial), decorated,
         )
 
     def member(self, file: Path, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
