@@ -35,6 +35,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("verdicts and cache", frozenset({"_verdicts", "_baseline", "_cache"})),
     ("reports", frozenset({"_reports", "_upgrade"})),
     ("pipeline", frozenset({"_pipeline", "_releases_run"})),
+    ("watch mode", frozenset({"_watch"})),
     ("CLI", frozenset({"_cli", "_explain", "_scaffold"})),
     ("the public surface", frozenset({"", "__main__"})),
 )

@@ -1,0 +1,132 @@
+"""mypy kept warm between rounds: its daemon, ``dmypy``.
+
+The daemon reads the same ``mypy.ini`` a one-shot run writes
+(:func:`~spec_protocols.gate._checkers._mypy.mypy_config`), in the watch
+session's own work folder, on the same harness file, so its diagnostics are
+the one-shot run's. ``dmypy run`` starts the daemon on the first round and
+restarts it by itself when the configuration changed; otherwise it
+re-analyses only what changed (fine-grained incremental mode). The status
+file lives in that private folder, so two sessions never share a daemon,
+and an idle daemon ends itself after :data:`IDLE_TIMEOUT` seconds (should
+the gate itself be killed with SIGKILL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from spec_protocols.gate._checkers._mypy import mypy_config
+from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
+from spec_protocols.gate._harness import CheckInput, StaticInput
+from spec_protocols.gate._model import GateError
+
+__all__ = ["IDLE_TIMEOUT", "MypyDaemon"]
+
+#: The daemon ends itself after this long without a request.
+IDLE_TIMEOUT = 3600
+
+#: What dmypy itself prints around mypy's report.
+_OWN_LINES = ("Daemon started", "Daemon stopped", "Restarting:", "Daemon crashed")
+
+
+class MypyDaemon:
+    """One mypy daemon for one work folder."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.status_file = workdir / "dmypy.json"
+        self._config = ""
+        self._pid: int | None = None
+
+    def _argv(self, *command: str) -> list[str]:
+        return [sys.executable, "-m", "mypy.dmypy", "--status-file", str(self.status_file), *command]
+
+    def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation:
+        """mypy's diagnostics on ``static`` (written in :attr:`workdir`), as ``mypy --output json`` gives them."""
+        config = static.workdir / "mypy.ini"
+        text = mypy_config(check_input, static)
+        if text != self._config:
+            config.write_text(text, encoding="utf-8")
+            self._config = text
+        argv = self._argv(
+            "run",
+            "--timeout",
+            str(IDLE_TIMEOUT),
+            "--",
+            "--config-file",
+            str(config),
+            "--output",
+            "json",
+            str(static.harness_file),
+        )
+        start = time.perf_counter()
+        proc = run_command("mypy", argv, cwd=static.workdir, timeout=check_input.timeout)
+        seconds = time.perf_counter() - start
+        self._pid = self._pid or self._daemon_pid()
+        diagnostics: list[Reported] = []
+        for raw in proc.stdout.splitlines():
+            raw = raw.strip()
+            if not raw or raw.startswith(_OWN_LINES):
+                continue
+            try:
+                item = json.loads(raw)
+            except json.JSONDecodeError:
+                raise crash("mypy", proc) from None
+            diagnostics.append(
+                Reported(
+                    str(item.get("file") or ""),
+                    int(item.get("line") or 0),
+                    int(item.get("column") or 0),
+                    str(item.get("severity") or ""),
+                    item.get("code"),
+                    str(item.get("message") or ""),
+                )
+            )
+        errors = [d for d in diagnostics if d.severity == "error"]
+        if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors):
+            raise crash("mypy", proc)
+        return Invocation(proc.returncode, tuple(diagnostics), proc.stdout, proc.stderr, seconds)
+
+    def _daemon_pid(self) -> int | None:
+        try:
+            data = json.loads(self.status_file.read_text(encoding="utf-8"))
+            return int(data["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def close(self) -> None:
+        """``dmypy stop``; the daemon is killed if it is still there after that."""
+        pid = self._daemon_pid() or self._pid
+        if pid is None and not self.status_file.exists():
+            return
+        try:
+            subprocess.run(self._argv("stop"), capture_output=True, timeout=30, stdin=subprocess.DEVNULL, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if pid is not None:
+            _kill(pid)
+        try:
+            self.status_file.unlink()
+        except OSError:
+            pass
+        self._pid = None
+
+
+def _kill(pid: int) -> None:
+    """Kill ``pid`` if it still runs (the daemon is no child of ours: it detached)."""
+    for _ in range(50):
+        if not Path(f"/proc/{pid}").exists() and sys.platform.startswith("linux"):
+            return
+        try:
+            os.kill(pid, signal.SIGKILL if _ else signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            raise GateError(f"cannot end mypy's daemon (pid {pid})") from None
+        time.sleep(0.1)

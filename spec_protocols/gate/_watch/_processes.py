@@ -1,0 +1,75 @@
+"""Ending what a watch started: every descendant process, by its id.
+
+A watch ended in the middle of a round leaves checker processes running (a
+runtime probe importing sglang, a one-shot pyright): they are found by
+walking ``/proc`` from this process down (Linux; elsewhere nothing is found
+and the checkers' own timeouts end them), sent SIGTERM, and after a moment
+SIGKILL. Only this process's own descendants are touched.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+__all__ = ["descendants", "end_children"]
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, read from ``/proc/PID/stat``."""
+    parents: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return parents
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) >= 2 and fields[1].isdigit() and fields[0] != "Z":  # a zombie is gone already
+            parents[int(entry)] = int(fields[1])
+    return parents
+
+
+def descendants(pid: int | None = None) -> list[int]:
+    """The processes below ``pid`` (default: this one), children first."""
+    root = os.getpid() if pid is None else pid
+    children: dict[int, list[int]] = {}
+    for child, parent in _parents().items():
+        children.setdefault(parent, []).append(child)
+    found: list[int] = []
+    frontier = [root]
+    while frontier:
+        below = [c for p in frontier for c in children.get(p, [])]
+        found.extend(below)
+        frontier = below
+    return found
+
+
+def _signal(pids: list[int], number: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, number)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def end_children(*, grace: float = 2.0) -> None:
+    """SIGTERM to every descendant, SIGKILL to those left after ``grace`` seconds."""
+    pids = descendants()
+    if not pids:
+        return
+    _signal(pids, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not [p for p in pids if p in set(descendants())]:
+            return
+        time.sleep(0.05)
+    _signal(descendants(), signal.SIGKILL)
