@@ -99,8 +99,20 @@ the verdict cache:
   (or SPEC_PROTOCOLS_NO_CACHE=1) runs every checker; deleting the folder is
   always safe. docs/performance.md says what the key does not cover.
 
+watch mode (see docs/authoring.md, "Watch mode"):
+  --watch checks once, then again each time a file the verdicts depend on
+  changes (the targets, the local modules they import, the sglang tree),
+  printing the whole report each round in --format's format. mypy's daemon
+  and pyright's language server stay warm between rounds (same configuration,
+  same verdicts as a one-shot run); the runtime checker runs afresh each
+  round. Bad input in the first round is one line and exit 2; in a later
+  round it is reported in that round's place and watching goes on. Ctrl-C
+  ends it with exit 130, SIGTERM with 0; --output and --write-baseline
+  cannot be used with it.
+
 examples:
   spec-protocols check
+  spec-protocols check my_plugin --watch --checker mypy --checker pyright
   spec-protocols check my_plugin --format github
   spec-protocols check my_plugin --sglang 0.5.21     (no sglang install needed)
   spec-protocols check my_plugin --sglang 0.5.20 --sglang 0.5.23   (one table)
@@ -158,6 +170,12 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
         help="run every checker: neither reuse nor store cached verdicts (as $SPEC_PROTOCOLS_NO_CACHE=1 does; "
         "see 'the verdict cache' below)",
     )
+    check.add_argument(
+        "--watch",
+        action="store_true",
+        help="check, then check again on every change to a file the verdicts depend on, printing the whole "
+        "report each round; Ctrl-C (exit 130) or SIGTERM (exit 0) ends it (see 'watch mode' below)",
+    )
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
@@ -177,6 +195,10 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     from spec_protocols.gate._pipeline import run_gate
     from spec_protocols.gate._reports import render
 
+    if getattr(args, "watch", False):
+        from spec_protocols.gate._watch import watch
+
+        return watch(args, _chosen_checkers(args, registry))
     baseline = _baselines(args)
     if args.sglang and len(args.sglang) > 1:
         from spec_protocols.gate._cli._check_releases import run_release_matrix
