@@ -56,7 +56,7 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
         add_command(sub, command)
@@ -67,6 +67,15 @@ def _version() -> str:
     from spec_protocols import __version__
 
     return __version__
+
+
+class _Version(argparse.Action):
+    """``--version``, its version read (from the package metadata, which
+    costs importlib.metadata) only when asked for, not on every run."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object, option_string: object = None) -> None:
+        sys.stdout.write(f"{parser.prog} {_version()}\n")
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None, *, checkers: Mapping[str, Checker] | None = None) -> int:
