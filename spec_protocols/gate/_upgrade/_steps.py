@@ -178,7 +178,7 @@ def _kept_notes(sides: Sides, member: str) -> dict[str, str]:
         elif cls is not None and _keeps_defaults(cls):
             assert cls.overrides is not None
             needs = [n for n in kept_default_needs(sides.after.terms, cls.overrides, target) if n.default == member]
-            uses = "".join(f", which uses draft_worker.{n.member} ({_where(n.site)})" for n in needs[:1])
+            uses = "".join(f", which uses draft_worker.{n.member} at {n.site.file}:{n.site.line}" for n in needs[:1])
             notes[target] = f"keeps BaseSpecWorker's{uses}"
         else:
             notes[target] = ""

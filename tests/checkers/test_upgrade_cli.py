@@ -1,0 +1,115 @@
+"""``spec-protocols upgrade`` as a user runs it: real releases, mypy and pyright.
+
+* a worker written for 0.5.20 (tests/fixtures/upgrade/worker_for_0_5_20.py:
+  its constructor takes ``ps`` without a default, its injected draft takes
+  0.5.20's ``build_draft_tp_worker`` keywords): 0.5.20 -> 0.5.23 names the
+  constructor change first, with the gate's problem on 0.5.23, then the
+  inherited need of ``weight_update_runners`` and the draft factory's
+  keywords; exit 1;
+* a worker that passes on both (worker_for_both.py, ``ps=None``): exit 0,
+  nothing to change;
+* bad input (the same release twice, a release the gate cannot read, a value
+  that is no release, a missing target, no --from): one line, exit 2, never
+  a traceback, before any checker runs.
+
+The module's runs share one gate cache of their own (the releases are fetched
+into it with ``pip download --no-deps``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from tests._gate_json import gate_env  # noqa: F401 (a fixture)
+from tests._paths import FIXTURES, REPO_ROOT
+
+UPGRADE = FIXTURES / "upgrade"
+WRITTEN_FOR_0_5_20 = UPGRADE / "worker_for_0_5_20.py"
+PORTABLE = UPGRADE / "worker_for_both.py"
+
+
+def upgrade(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "spec_protocols.gate._cli", "upgrade", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def plan_0_5_20(gate_env: dict[str, str]) -> dict[str, Any]:  # noqa: F811
+    proc = upgrade(gate_env, "--from", "0.5.20", "--to", "0.5.23", str(WRITTEN_FOR_0_5_20), "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data
+
+
+def test_a_worker_written_for_0_5_20_gets_the_constructor_change_first(plan_0_5_20: dict[str, Any]) -> None:
+    first = plan_0_5_20["steps"][0]
+    assert first["kind"] == "constructor"
+    assert "0.5.23 no longer passes ps=" in first["change"]
+    assert first["expected"] == "WorkerClass(server_args=, gpu_id=, nccl_port=, target_worker=)"
+    assert first["site"].startswith("managers/scheduler.py:") and "maybe_init_draft_worker" in first["site"]
+    (cls,) = first["classes"]
+    assert cls["target"] == "worker_for_0_5_20.LegacyWorker" and cls["must_change"]
+    assert {p["checker"] for p in cls["problems"]} == {"mypy", "pyright"}
+    assert all("the constructor cannot take the call sglang makes" in p["message"] for p in cls["problems"])
+
+
+def test_the_later_steps_name_the_kept_default_and_the_draft_factory(plan_0_5_20: dict[str, Any]) -> None:
+    steps = {s["subject"]: s for s in plan_0_5_20["steps"]}
+    kinds = [s["kind"] for s in plan_0_5_20["steps"]]
+    assert kinds.index("constructor") < kinds.index("new member") < kinds.index("draft factory")
+    runners = steps["SpecWorker.weight_update_runners"]
+    assert "weight_updater.py" in runners["site"]
+    (worker,) = runners["classes"]
+    assert worker["must_change"] and "draft_worker.draft_runners" in worker["note"]
+    factory = steps["build_draft_tp_worker's call of draft_worker_cls"]
+    assert "no longer passes ps=" in factory["change"] and "random_seed=, load_group=" in factory["change"]
+    concerned = {(c["target"], c["protocol"]): c["must_change"] for c in factory["classes"]}
+    assert concerned[("worker_for_0_5_20.LegacyDraftWorker", "DraftWorkerFactory")] is True
+    assert plan_0_5_20["final"].startswith("After these steps")
+
+
+def test_the_text_report_leads_with_the_constructor_and_ends_with_what_is_left(gate_env: dict[str, str]) -> None:  # noqa: F811
+    proc = upgrade(gate_env, "--from", "0.5.20", "--to", "0.5.23", str(WRITTEN_FOR_0_5_20))
+    assert proc.returncode == 1, proc.stderr
+    text = proc.stdout
+    assert text.index("1. [constructor]") < text.index("[new member]") < text.index("[draft factory]")
+    # The last paragraph (the final line, wrapped at 80 columns) says what is left.
+    assert text.rstrip().split("\n\n")[-1].startswith("After these steps")
+
+
+def test_a_worker_that_passes_on_both_has_nothing_to_change(gate_env: dict[str, str]) -> None:  # noqa: F811
+    proc = upgrade(gate_env, "--from", "0.5.20", "--to", "0.5.23", str(PORTABLE), "--format", "markdown")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "**must change**" not in proc.stdout
+    assert proc.stdout.rstrip().endswith("passes on sglang 0.5.23 as it is: nothing must change.")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--from", "0.5.23", "--to", "0.5.23", str(PORTABLE)], "--from and --to are the same"),
+        (["--from", "0.5.4", "--to", "0.5.23", str(PORTABLE)], "older than any release the gate can read"),
+        (["--from", "0.5.20", "--to", "bogus", str(PORTABLE)], "--to bogus: neither an existing path nor a release"),
+        (["--from", "0.5.20", "--to", "0.5.23", "no_such_plugin.py"], "no_such_plugin.py"),
+        (["--to", "0.5.23", str(PORTABLE)], "--from"),
+        (["--from", "0.5.20", "--to", "0.5.23"], "TARGET"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(gate_env: dict[str, str], args: list[str], fragment: str) -> None:  # noqa: F811
+    proc = upgrade(gate_env, *args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert fragment in proc.stderr, proc.stderr
