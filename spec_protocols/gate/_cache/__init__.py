@@ -68,11 +68,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
-from typing_extensions import Protocol
-
+from spec_protocols.gate._cache import _runs
 from spec_protocols.gate._cache._fingerprint import (
+    Signature,
     StatMemo,
     Tree,
     distributions,
@@ -85,13 +85,17 @@ from spec_protocols.gate._cache._fingerprint import (
     static_interpreter,
     write_json,
 )
-from spec_protocols.gate._checkers import Checker
 from spec_protocols.gate._codec import canonical, decode, encode
-from spec_protocols.gate._contract import Contract, SglangSource
-from spec_protocols.gate._discovery import SourceReads
-from spec_protocols.gate._harness import CheckInput, StaticInput, library_root, stub_source
-from spec_protocols.gate._model import CheckerOutcome, Discovery, GateError, ResolvedTarget
+from spec_protocols.gate._model import CheckerOutcome, Discovery, GateError, GateReport, ResolvedTarget
 from spec_protocols.gate._paths import in_installation, search_path
+
+if TYPE_CHECKING:
+    # Types only: the stages themselves are imported where a run uses them,
+    # so that the run memo (._runs) and the CLI's first look cost no stage.
+    from spec_protocols.gate._checkers import Checker
+    from spec_protocols.gate._contract import Contract, SglangSource
+    from spec_protocols.gate._discovery import SourceReads
+    from spec_protocols.gate._harness import CheckInput, StaticInput
 
 __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
 
@@ -118,16 +122,6 @@ class _OutcomeEntry:
     key: str
     checker: str
     outcome: CheckerOutcome
-
-
-@dataclass(frozen=True, slots=True)
-class _ContractEntry:
-    """A stored contract."""
-
-    format: int
-    key: str
-    stage: Literal["contract"]
-    value: Contract
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +175,46 @@ class VerdictCache:
         self._common: dict[str, object] | None = None
         # Within one run each import closure is worked out once, whichever group or stage asks.
         self._closures: dict[tuple[object, ...], dict[str, object]] = {}
+        # The run memo (._runs): its key, the search-path entries witnessed,
+        # the stage entries read or written, and whether every stage was
+        # keyed and stored (a run that was not keeps no memo).
+        self._run_key: str | None = None
+        self._searched: dict[str, Signature] = {}
+        self._searched_racy = False
+        self._used: set[Path] = set()
+        self.complete = True
+        self._witness_search(search_path(()))
+
+    def recall(
+        self, targets: Sequence[str], checkers: Sequence[Checker], *, allow_import: bool, sglang: str | None
+    ) -> GateReport | None:
+        """The report of an earlier run of the same request while nothing it
+        rests on changed (:mod:`._runs`), with cached timings; else None (and the run goes through the stages)."""
+        from spec_protocols.gate._checkers import CHECKERS
+
+        start = time.perf_counter()
+        keyed = [(c.name, None if CHECKERS.get(c.name) is c else c.version()) for c in checkers]
+        self._run_key = _runs.run_key(targets, keyed, allow_import=allow_import, sglang=sglang, root=self.root)
+        found = None
+        if self._run_key is not None:
+            found = _runs.recall(self.root, self._run_key, self.seconds + time.perf_counter() - start)
+        self.seconds += time.perf_counter() - start
+        return found
+
+    def remember(self, report: GateReport) -> None:
+        """Keep ``report`` as the run memo of this run's request, when every stage was keyed and stored."""
+        if self._run_key is None or not self.complete or self._memo.racy or self._searched_racy:
+            return
+        start = time.perf_counter()
+        _runs.remember(self.root, self._run_key, report, {**self._memo.witnesses, **self._searched}, self._used)
+        self.seconds += time.perf_counter() - start
+
+    def _witness_search(self, search: Sequence[str]) -> None:
+        """Witness the search-path entries not witnessed yet (before any lookup on them)."""
+        fresh = [entry for entry in search if os.path.abspath(entry) not in self._searched]
+        found, racy = _runs.search_witnesses(fresh)
+        self._searched.update(found)
+        self._searched_racy = self._searched_racy or racy
 
     def contract(self, source: SglangSource, extract: Callable[[], Contract]) -> Contract:
         """``source``'s contract: the stored one while sglang's package and
@@ -203,13 +237,16 @@ class VerdictCache:
             )
         except (GateError, OSError, TypeError):
             key = None
-        stored = self._read(key, _ContractEntry) if key is not None else None
+            self.complete = False
+        from spec_protocols.gate._cache._contract_entry import ContractEntry
+
+        stored = self._read(key, ContractEntry) if key is not None else None
         self.seconds += time.perf_counter() - start
         if stored is not None:
             return stored.value
         contract = extract()
         if key is not None:
-            self._write(key, lambda: _ContractEntry(_FORMAT, key, "contract", contract))
+            self._write(key, lambda: ContractEntry(_FORMAT, key, "contract", contract))
         return contract
 
     def discovery(
@@ -223,6 +260,7 @@ class VerdictCache:
         start = time.perf_counter()
         roots = [*extra_roots, *(t.search_root for t in targets)]
         search = search_path(roots)
+        self._witness_search(search)
         checked = {m.partition(".")[0] for t in targets for m in t.modules} | {"sglang", "spec_protocols"}
         try:
             files = _target_files(targets)
@@ -247,8 +285,11 @@ class VerdictCache:
         self.seconds += time.perf_counter() - start
         if stored is not None and found:
             return stored.value
+        from spec_protocols.gate._discovery import SourceReads
+
         read = SourceReads()
         discovery = discover(read)
+        complete, self.complete = self.complete, False  # until it is stored
         if key is None:
             return discovery
         start = time.perf_counter()
@@ -259,7 +300,7 @@ class VerdictCache:
             # A tree digested after discovery read it must hold what it read:
             # a file edited in between would key the old result on the new content.
             if _as_read(read.files, trees):
-                self._write(key, lambda: _DiscoveryEntry(_FORMAT, key, "discovery", reads, discovery))
+                self.complete = self._write(key, lambda: _DiscoveryEntry(_FORMAT, key, "discovery", reads, discovery)) and complete
         except (GateError, OSError):
             pass
         self.seconds += time.perf_counter() - start
@@ -275,6 +316,7 @@ class VerdictCache:
                 worlds[imports] = self._world(check_input, imports_target=imports)
         except (GateError, OSError):
             # Something the key needs cannot be read: run everything, store nothing.
+            self.complete = False
             self.seconds += time.perf_counter() - start
             return lookup
         views: dict[str, str] | None = None
@@ -292,6 +334,7 @@ class VerdictCache:
                     texts[reads] = None  # a field the key cannot write: never cached, always run
             text = texts[reads]
             if text is None:
+                self.complete = False
                 continue
             payload = {
                 "format": _FORMAT,
@@ -314,9 +357,10 @@ class VerdictCache:
         """Keep ``outcome`` under its checker's key (not one marked ``transient``)."""
         key = lookup.keys.get(outcome.checker)
         if key is None or outcome.transient:
+            self.complete = False
             return
         start = time.perf_counter()
-        self._write(key, lambda: _OutcomeEntry(_FORMAT, key, outcome.checker, outcome))
+        self.complete = self._write(key, lambda: _OutcomeEntry(_FORMAT, key, outcome.checker, outcome)) and self.complete
         self.seconds += time.perf_counter() - start
 
     def _entry(self, key: str) -> Path:
@@ -330,15 +374,20 @@ class VerdictCache:
             entry = decode(kind, json.loads(self._entry(key).read_text(encoding="utf-8")))
         except (OSError, ValueError):  # absent; not UTF-8, not JSON, or not an entry (Undecodable)
             return None
-        return entry if entry.format == _FORMAT and entry.key == key else None
+        if entry.format != _FORMAT or entry.key != key:
+            return None
+        self._used.add(self._entry(key))
+        return entry
 
-    def _write(self, key: str, entry: Callable[[], object]) -> None:
-        """Store ``entry()`` under ``key``; nothing when the codec cannot write it."""
+    def _write(self, key: str, entry: Callable[[], object]) -> bool:
+        """Store ``entry()`` under ``key``; nothing (False) when the codec cannot write it."""
         try:
             data = encode(entry())
         except TypeError:
-            return
+            return False
         write_json(self._entry(key), data)
+        self._used.add(self._entry(key))
+        return True
 
     def _still_resolves(self, reads: Mapping[str, object], search: Sequence[str], checked: set[str]) -> bool:
         """Whether every top-level name a stored discovery read still resolves as it did."""
@@ -357,6 +406,8 @@ class VerdictCache:
     def _world_common(self) -> dict[str, object]:
         """What every key shares, worked out once per run."""
         if self._common is None:
+            from spec_protocols.gate._harness import library_root, stub_source
+
             package = self._memo.tree(library_root() / "spec_protocols")
             try:
                 stubs = self._memo.tree(stub_source()).digest
@@ -427,6 +478,7 @@ class VerdictCache:
         found = check_input.discovery
         roots = [*([check_input.sglang_root] if check_input.sglang_root is not None else []), *found.search_roots]
         search = search_path(roots)
+        self._witness_search(search)
         checked = {m.partition(".")[0] for m in found.source_modules} | {"sglang", "spec_protocols"}
         wanted = checked | {m.partition(".")[0] for m in found.imported_modules}
         memo_key = (tuple(search), frozenset(checked), frozenset(wanted))

@@ -52,12 +52,14 @@ from typing import cast
 
 from spec_protocols.gate._codec import decode, encode, write_atomically
 from spec_protocols.gate._paths import in_installation
-from spec_protocols.gate._source import module_locations
 
 __all__ = [
     "ENVIRONMENT_PREFIXES",
+    "RACY_NS",
+    "Signature",
     "StatMemo",
     "Tree",
+    "signature",
     "distributions",
     "environment",
     "in_standard_library",
@@ -70,8 +72,9 @@ __all__ = [
 ]
 
 _MEMO_FORMAT = 1
-# A file changed this recently may change again within the same clock tick.
-_RACY_NS = 2_000_000_000
+#: A file (or folder) changed this recently may change again within the same clock tick.
+RACY_NS = 2_000_000_000
+_RACY_NS = RACY_NS
 _SKIPPED_DIRS = frozenset({"__pycache__"})
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w., \t]*))", re.M)
 
@@ -131,8 +134,11 @@ def _imports(data: bytes) -> list[str]:
     return sorted(n for n in names if n.isidentifier())
 
 
-def _walk(root: str, prefix: str = "") -> Iterator[tuple[str, str, os.stat_result | None]]:
-    """Every file below ``root`` (relative name, path, stat), in a fixed order.
+def _walk(root: str, prefix: str = "") -> Iterator[tuple[str, str, os.stat_result | None, bool]]:
+    """Every file below ``root`` (relative name, path, stat, False), in a fixed
+    order, and every folder walked (its relative name ending in "/", path,
+    stat, True), the folder's stat taken before it is listed: a folder whose
+    stat is unchanged since has the entries listed then.
 
     A symbolic link to a folder is not followed (a cycle would never end):
     it stands as its target's path (stat None). A file that cannot be read
@@ -140,9 +146,11 @@ def _walk(root: str, prefix: str = "") -> Iterator[tuple[str, str, os.stat_resul
     than the stat calls on sglang's tree.
     """
     try:
+        listed = os.stat(root)
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
         return
+    yield prefix, root, listed, True
     for entry in entries:
         rel = prefix + entry.name
         try:
@@ -151,11 +159,20 @@ def _walk(root: str, prefix: str = "") -> Iterator[tuple[str, str, os.stat_resul
                     yield from _walk(entry.path, rel + "/")
                 continue
             if entry.is_symlink() and os.path.isdir(entry.path):
-                yield rel + "/", os.readlink(entry.path), None
+                yield rel + "/", os.readlink(entry.path), None, False
                 continue
-            yield rel, entry.path, entry.stat(follow_symlinks=True)
+            yield rel, entry.path, entry.stat(follow_symlinks=True), False
         except OSError:
-            yield rel, entry.path, None
+            yield rel, entry.path, None, False
+
+
+#: What a path's stat says of it: [size, mtime_ns, ctime_ns, inode]; None: absent.
+Signature = list[int] | None
+
+
+def signature(st: os.stat_result) -> list[int]:
+    """The stat fields the memo trusts: size, mtime, ctime, inode."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
 class StatMemo:
@@ -170,6 +187,13 @@ class StatMemo:
     def __init__(self, store: Path | None) -> None:
         self._store = store
         self._trees: dict[Path, Tree] = {}
+        #: Every path a digest of this run rests on (each file digested, each
+        #: folder listed, a root found absent) and its signature as it was
+        #: when read: the run memo's witnesses (:mod:`._runs`).
+        self.witnesses: dict[str, Signature] = {}
+        #: Whether one of them had changed within RACY_NS of being read (its
+        #: stat cannot promise its content: the run memo is then not kept).
+        self.racy = False
 
     def tree(self, root: Path) -> Tree:
         """The digest of the file or folder at ``root`` (once per run and root)."""
@@ -199,17 +223,25 @@ class StatMemo:
         imports: set[str] = set()
         shas: dict[str, str] = {}
         now = time.time_ns()
-        files: list[tuple[str, str, os.stat_result | None]]
+        files: list[tuple[str, str, os.stat_result | None, bool]]
         if root.is_dir():
             files = list(_walk(str(root)))
         else:
             try:
-                files = [("", str(root), root.stat())]
+                files = [("", str(root), root.stat(), False)]
             except OSError:
-                files = [("", str(root), None)]
-        for rel, path, st in files:
+                files = [("", str(root), None, False)]
+                self.witnesses[str(root)] = None
+        for rel, path, st, folder in files:
+            if folder:
+                self._witness(path, st, now)
+                continue
             if st is None or not stat.S_ISREG(st.st_mode):
                 digest.update(f"{rel}\0{path}\0-\0".encode())
+                # A link to a folder is witnessed by its folder's listing; a
+                # file that could not be stat'ed by nothing (no run memo).
+                if st is not None or not rel.endswith("/"):
+                    self._witness(path, st, now)
                 continue
             signature = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
             known = _remembered(memo.get(rel), signature)
@@ -221,17 +253,27 @@ class StatMemo:
                         data = handle.read()
                 except OSError:
                     digest.update(f"{rel}\0unreadable\0".encode())
+                    self.racy = True  # nothing to witness: keep no run memo
                     continue
                 sha = _sha(data)
                 names = _imports(data) if path.endswith((".py", ".pyi")) else []
             if now - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
                 kept[rel] = [*signature, sha, names]
+            self._witness(path, st, now)
             digest.update(f"{rel}\0{sha}\0".encode())
             shas[rel] = sha
             imports.update(names)
         if memo_file is not None and kept != memo:
             write_json(memo_file, encode(_Memo(_MEMO_FORMAT, str(root), kept)))
         return Tree(digest.hexdigest(), frozenset(imports), shas)
+
+    def _witness(self, path: str, st: os.stat_result | None, now: int) -> None:
+        if st is None:
+            self.racy = True
+            return
+        self.witnesses[path] = signature(st)
+        if now - max(st.st_mtime_ns, st.st_ctime_ns) <= _RACY_NS:
+            self.racy = True
 
 
 def _remembered(known: object, signature: list[int]) -> tuple[str, list[str]] | None:
@@ -267,6 +309,9 @@ def locations(name: str, search: Iterable[str]) -> list[Path] | None:
     may be in any), a module's file; ``[]`` for a built-in or frozen module,
     None when it is not found. Found by the gate's one locator
     (:func:`~spec_protocols.gate._source.module_locations`)."""
+    # Imported here: the run memo (._runs) imports this module and needs no source reading.
+    from spec_protocols.gate._source import module_locations
+
     return module_locations(name, search)
 
 

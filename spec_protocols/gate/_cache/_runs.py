@@ -1,0 +1,270 @@
+"""The run memo: a whole unchanged run answered from one entry, before any stage is imported.
+
+A cached run with nothing changed used to import every stage, digest every
+tree (reading each memo and stat'ing each file), decode the stored contract
+and discovery and prepare the harness, only to find each checker's key
+stored. The run memo answers the same question from one entry:
+
+*Its key* (:func:`run_key`) is what the process knows before it reads
+anything: the request (the targets as given; the checkers, those of the
+gate's own registry by name, since their versions are read from the
+installed distributions below, any other by its ``version()`` too; whether
+the target may be imported; ``--sglang`` as given), the current directory,
+``sys.path``, the environment variables of every verdict key, the
+interpreter, the installed distributions (:func:`._fingerprint.distributions`)
+and the cache folder.
+
+*Its entry* holds the report that run made (timings and ``reused`` aside)
+and its *witnesses*, recorded by the run that went through the stages:
+
+* every path the run's digests rest on, with its stat signature as it was
+  read (size, mtime, ctime, inode): each file of every tree digested
+  (sglang's, this package's, its stubs', the packages under check and what
+  they import from outside site-packages), each folder of those trees (its
+  stat taken before it was listed: a file added, removed or renamed changes
+  it), each entry of the search path (a module appearing there changes its
+  folder), and each root found absent;
+* the sha256 of every stage entry the run read or wrote (the contract,
+  each discovery, each checker's outcome): an entry damaged since stands
+  for a run that would not reuse it, and the memo is not used.
+
+It is recalled only when every witness is as recorded; then the stored
+report is the run's, every checker shown as reused. Otherwise the run goes
+through the stages, whose keys are verified by content as before, and a run
+in which every stage was keyed and stored, and no witness had changed within
+two seconds of being read (the stat memo's racy case), keeps a new memo.
+The trust is the stat memo's, no more: a path whose size, mtime, ctime and
+inode are unchanged has the content it had (ctime cannot be set from user
+space), and a folder whose stat is unchanged has the entries it had.
+
+This module imports only the model, the codec and the fingerprints, so that
+the CLI can ask it before importing any stage (:mod:`..._cli._check`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, cast
+
+from spec_protocols.gate._cache._fingerprint import (
+    RACY_NS,
+    Signature,
+    distributions,
+    environment,
+    interpreter,
+    signature,
+    write_json,
+)
+from spec_protocols.gate._codec import decode, encode
+from spec_protocols.gate._model import CHECKER_NAMES, CheckerName, GateReport
+from spec_protocols.gate._paths import cache_dir
+
+__all__ = [
+    "IMPORTING",
+    "CheckerKey",
+    "recall",
+    "recall_request",
+    "registry_names",
+    "remember",
+    "run_key",
+    "search_witnesses",
+]
+
+# Bump when the entry's layout or the key's meaning changes.
+_RUN_FORMAT = 1
+
+#: The registry's checkers that import the target (``--no-import`` refuses
+#: them); tests/unit/test_cache_cheap_key.py holds it to the registry's
+#: ``imports_target``.
+IMPORTING = frozenset({CheckerName.RUNTIME.value})
+
+#: A checker in a run key: its name, and its ``version()`` for a checker that
+#: is not the registry's own (None: the registry's, whose version the
+#: installed distributions in the key decide).
+CheckerKey = tuple[str, str | None]
+
+
+def registry_names(requested: Sequence[str] | None, *, allow_import: bool) -> tuple[str, ...] | None:
+    """The registry's checkers that ``--checker requested`` (None: all) chooses,
+    in report order, as the CLI chooses them; None where the CLI would refuse
+    (an unknown name, or ``--no-import`` with a checker that imports)."""
+    names = list(requested) if requested else list(CHECKER_NAMES)
+    if any(name not in CHECKER_NAMES for name in names):
+        return None
+    if not allow_import:
+        if requested and any(name in IMPORTING for name in names):
+            return None
+        names = [name for name in names if name not in IMPORTING]
+    chosen = tuple(name for name in CHECKER_NAMES if name in names)
+    return chosen or None
+
+
+def run_key(
+    targets: Sequence[str], checkers: Sequence[CheckerKey], *, allow_import: bool, sglang: str | None, root: Path
+) -> str | None:
+    """The run memo's key of a request; None where one checker of the
+    registry has no version the distributions decide (pyright from PATH)."""
+    found = distributions()
+    for name, version in checkers:
+        if version is None and name != CheckerName.RUNTIME and not _installed(name, found):
+            return None
+    payload = {
+        "format": _RUN_FORMAT,
+        "targets": list(targets),
+        "checkers": [list(checker) for checker in checkers],
+        "allow_import": allow_import,
+        "sglang": sglang,
+        "cwd": os.getcwd(),
+        "path": sys.path,
+        "environment": environment(),
+        "interpreter": interpreter(),
+        "distributions": found,
+        "cache": str(root),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _installed(name: str, found: Iterable[str]) -> bool:
+    """Whether distribution ``name`` is among ``found`` (its version is then its dist-info's)."""
+    prefix = f"{name}-"
+    return any(os.path.basename(entry.partition(":")[0]).startswith(prefix) for entry in found)
+
+
+def recall_request(
+    targets: Sequence[str], requested: Sequence[str] | None, *, allow_import: bool, sglang: str | None
+) -> GateReport | None:
+    """What the CLI asks first: the report of an unchanged run of ``check
+    TARGETS --checker REQUESTED`` with the registry's checkers (as
+    :meth:`~spec_protocols.gate._cache.VerdictCache.recall` answers it in
+    ``run_gate``), timings complete; None where the cache is off, the
+    request is one the CLI refuses, or anything the memo rests on changed."""
+    from spec_protocols.gate._cache import NO_CACHE_ENV
+
+    start = time.perf_counter()
+    names = registry_names(requested, allow_import=allow_import)
+    if names is None or os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
+        return None
+    root = cache_dir() / "verdicts"
+    key = run_key(targets, [(name, None) for name in names], allow_import=allow_import, sglang=sglang, root=root)
+    report = recall(root, key, time.perf_counter() - start) if key is not None else None
+    if report is None:
+        return None
+    return replace(report, timings={**report.timings, "total": time.perf_counter() - start})
+
+
+def _entry(root: Path, key: str) -> Path:
+    return root / "runs" / key[:2] / f"{key}.json"
+
+
+def recall(root: Path, key: str, seconds: float = 0.0) -> GateReport | None:
+    """The report stored under ``key`` while every witness is as recorded, its
+    checkers shown as reused and its timings a cached run's (``seconds``, the
+    key's cost so far, included in ``"cache"``); else None."""
+    start = time.perf_counter()
+    try:
+        loaded: object = json.loads(_entry(root, key).read_text(encoding="utf-8"))
+        if not isinstance(loaded, dict):
+            return None
+        data = cast(dict[str, Any], loaded)
+        if data.get("format") != _RUN_FORMAT or data.get("key") != key:
+            return None
+        if not _unchanged(data["paths"]) or not _entries_unchanged(data["entries"]):
+            return None
+        report = decode(GateReport, data["report"])
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        # absent; not JSON; not an entry of this shape (Undecodable is a ValueError)
+        return None
+    spent = seconds + time.perf_counter() - start
+    timings = {"contract": 0.0, "discovery": 0.0, **{f"{name} (cached)": 0.0 for name in report.checkers}, "cache": spent}
+    return replace(report, timings=timings, reused=report.checkers)
+
+
+def remember(
+    root: Path, key: str, report: GateReport, witnesses: Mapping[str, Signature], entries: Iterable[Path]
+) -> None:
+    """Keep ``report`` under ``key`` with its witnesses and the digests of the stage entries it rests on."""
+    digests: dict[str, str] = {}
+    for entry in sorted(set(entries)):
+        try:
+            digests[str(entry)] = hashlib.sha256(entry.read_bytes()).hexdigest()
+        except OSError:
+            return  # an entry the run stored is gone: a later run keeps the memo
+    try:
+        stored = encode(replace(report, timings={}, reused=()))
+    except TypeError:
+        return
+    write_json(_entry(root, key), {"format": _RUN_FORMAT, "key": key, "paths": _grouped(witnesses), "entries": digests,
+                                   "report": stored})
+
+
+def search_witnesses(search: Iterable[str]) -> tuple[dict[str, Signature], bool]:
+    """Each search-path entry's signature now (None: absent), and whether one changed too recently to witness it."""
+    now = time.time_ns()
+    found: dict[str, Signature] = {}
+    racy = False
+    for entry in search:
+        path = os.path.abspath(entry)
+        try:
+            st = os.stat(path)
+        except OSError:
+            found[path] = None
+            continue
+        found[path] = signature(st)
+        racy = racy or now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS
+    return found, racy
+
+
+def _grouped(witnesses: Mapping[str, Signature]) -> dict[str, list[list[object]]]:
+    """Witnesses by folder, each ``[name, size, mtime_ns, ctime_ns, inode]``
+    (``[name]``: absent), so that each is checked by its name in its folder."""
+    grouped: dict[str, list[list[object]]] = {}
+    for path, sig in sorted(witnesses.items()):
+        folder, name = os.path.split(path)
+        grouped.setdefault(folder, []).append([name or ".", *(sig or [])])
+    return grouped
+
+
+def _unchanged(paths: Mapping[str, Sequence[Sequence[object]]]) -> bool:
+    """Whether every witness has the signature recorded (absent ones are still absent)."""
+    for folder, items in paths.items():
+        try:
+            handle: int | None = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            handle = None
+        try:
+            for item in items:
+                name = item[0]
+                try:
+                    if handle is None:
+                        st = os.stat(os.path.join(folder, str(name)))
+                    else:
+                        st = os.stat(str(name), dir_fd=handle)
+                except OSError:
+                    if len(item) != 1:
+                        return False
+                    continue
+                if len(item) != 5 or list(item[1:]) != signature(st):
+                    return False
+        finally:
+            if handle is not None:
+                os.close(handle)
+    return True
+
+
+def _entries_unchanged(entries: Mapping[str, str]) -> bool:
+    """Whether each stage entry the memo rests on still has the content it had."""
+    for file, digest in entries.items():
+        try:
+            with open(file, "rb") as handle:
+                if hashlib.sha256(handle.read()).hexdigest() != digest:
+                    return False
+        except OSError:
+            return False
+    return True
