@@ -191,8 +191,6 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     * otherwise 1 if any check is not ``pass``, or (with ``--baseline`` and
       without ``--ignore-unused-baseline``) any entry is unused; else 0.
     """
-    from spec_protocols.gate._baseline import note_unused, unused_entries, unused_entry_line, write_baseline
-    from spec_protocols.gate._pipeline import run_gate
     from spec_protocols.gate._reports import render
 
     if getattr(args, "watch", False):
@@ -204,23 +202,35 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
         from spec_protocols.gate._cli._check_releases import run_release_matrix
 
         return run_release_matrix(args, _chosen_checkers(args, registry), baseline)
-    report = run_gate(
-        args.targets,
-        checkers=_chosen_checkers(args, registry),
-        baseline=args.baseline,
-        timeout=args.timeout,
-        allow_import=not args.no_import,
-        sglang=args.sglang[0] if args.sglang else None,
-        cache=not args.no_cache,
-    )
+    report = _recalled(args, registry, baseline)
+    if report is None:
+        from spec_protocols.gate._pipeline import run_gate
+
+        report = run_gate(
+            args.targets,
+            checkers=_chosen_checkers(args, registry),
+            baseline=args.baseline,
+            timeout=args.timeout,
+            allow_import=not args.no_import,
+            sglang=args.sglang[0] if args.sglang else None,
+            cache=not args.no_cache,
+        )
     unused: tuple[BaselineEntry, ...] = ()
     if baseline is not None and not args.ignore_unused_baseline and not args.write_baseline:
+        from spec_protocols.gate._baseline import note_unused, unused_entries
+
         # When writing, unused entries are what the new file drops: not an error.
         unused = unused_entries(report, baseline)
         report = note_unused(report, unused)
-    written = write_baseline(report, args.write_baseline, reason=args.reason) if args.write_baseline else None
+    written = None
+    if args.write_baseline:
+        from spec_protocols.gate._baseline import write_baseline
+
+        written = write_baseline(report, args.write_baseline, reason=args.reason)
     write(render(report, args.format, include_timings=not args.no_timings), args.output)
     for entry in unused:
+        from spec_protocols.gate._baseline import unused_entry_line
+
         say(unused_entry_line(entry))
     if report.reused:
         # Said outside the report, so that a report does not depend on the cache.
@@ -239,14 +249,29 @@ def _baselines(args: argparse.Namespace) -> Baseline | None:
     a typo in a baseline is exit 2 at once, before the checkers run (minutes).
     The file to be written is read as its writer will read it (whole-class
     entries without message are replaced)."""
-    from spec_protocols.gate._baseline import load_baseline
-
     if args.write_baseline and not args.reason:
         raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
+    if not args.baseline and not args.write_baseline:
+        return None
+    from spec_protocols.gate._baseline import load_baseline
+
     baseline = load_baseline(args.baseline) if args.baseline else None
     if args.write_baseline and args.write_baseline.exists():
         load_baseline(args.write_baseline, lenient=True)
     return baseline
+
+
+def _recalled(args: argparse.Namespace, registry: Mapping[str, Checker] | None, baseline: Baseline | None) -> GateReport | None:
+    """An unchanged run's report from the run memo, before any stage is
+    imported (gate/_cache/_runs.py): for the gate's own checkers, with no
+    baseline to apply or write; None otherwise, and where anything the memo
+    rests on changed (then run_gate goes through the stages)."""
+    if registry is not None or baseline is not None or args.write_baseline or args.no_cache:
+        return None
+    from spec_protocols.gate._cache._runs import recall_request
+
+    sglang: str | None = args.sglang[0] if args.sglang else None
+    return recall_request(args.targets, args.checkers, allow_import=not args.no_import, sglang=sglang)
 
 
 def _chosen_checkers(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> tuple[Checker, ...]:
