@@ -25,6 +25,7 @@ from spec_protocols.gate._checkers._mypy import mypy_config
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError
+from spec_protocols.gate._paths import in_installation
 
 __all__ = ["IDLE_TIMEOUT", "MypyDaemon"]
 
@@ -33,6 +34,29 @@ IDLE_TIMEOUT = 3600
 
 #: What dmypy itself prints around mypy's report.
 _OWN_LINES = ("Daemon started", "Daemon stopped", "Restarting:", "Daemon crashed")
+
+
+def _local_sources(check_input: CheckInput, static: StaticInput) -> list[Path]:
+    """The plugin's own modules, given to the daemon as sources beside the harness.
+
+    A one-shot run gives mypy the harness alone and reaches these by
+    import. The daemon, in fine-grained mode, does not see an edit to a
+    module it only followed (measured with mypy 2.4.1: the round after an
+    edit kept the old verdict), so they are named as sources, which changes
+    no verdict: each is analysed either way, and what mypy reports in one
+    that the one-shot run keeps silent is in no file a verdict is read from
+    (:func:`~spec_protocols.gate._checkers._static.harness_diagnostics`).
+    A module holding an injection site is checked as its shadow (a
+    content-addressed tree: an edit there changes the configuration, which
+    restarts the daemon), so its original is not named (mypy would see one
+    module twice).
+    """
+    shadowed = set(static.shadow.files) if static.shadow is not None else set[str]()
+    return [
+        file
+        for name, file in sorted(check_input.discovery.source_modules.items())
+        if name not in shadowed and name.partition(".")[0] not in ("sglang", "spec_protocols") and not in_installation(file)
+    ]
 
 
 class MypyDaemon:
@@ -64,6 +88,7 @@ class MypyDaemon:
             "--output",
             "json",
             str(static.harness_file),
+            *map(str, _local_sources(check_input, static)),
         )
         start = time.perf_counter()
         proc = run_command("mypy", argv, cwd=static.workdir, timeout=check_input.timeout)
