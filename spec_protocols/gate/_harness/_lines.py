@@ -76,6 +76,7 @@ from typing import cast
 
 from spec_protocols._members import ProtocolMember
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._harness._draft_reads import built_drafts
 from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
     annotation_names,
@@ -214,7 +215,7 @@ def build_harness(
     out = _Lines()
     for index, cls in enumerate(sorted(classes, key=lambda c: c.dotted)):
         held = registered.get(cls.dotted, RegisteredTerms())
-        _ClassLines(out, index, cls, terms, definitions, bound, held, shaped).write()
+        _ClassLines(out, index, cls, terms, definitions, bound, held, shaped, classes).write()
     for index, (module, targets) in enumerate(sorted((site_modules or {}).items())):
         check_identifier(module, "module name")
         for site_target in targets:
@@ -308,6 +309,8 @@ class _ClassLines:
     registered: RegisteredTerms = field(default_factory=RegisteredTerms)
     #: ``(member, call shape)`` -> its key in :attr:`definitions` (:func:`_registered_calls`).
     shaped: Mapping[tuple[str, CallShape], str] = field(default_factory=dict[tuple[str, CallShape], str])
+    #: Every class of the run (what it injects, for :func:`built_drafts`).
+    others: Sequence[DiscoveredClass] = ()
 
     def __post_init__(self) -> None:
         check_identifier(self.cls.module, "module name")
@@ -524,29 +527,46 @@ class _ClassLines:
         draft_members = self.definitions[ProtocolName.DRAFT_WORKER]
         source = "draft_worker" if "draft_worker" in cls.overrides else "_draft_worker"
         how = f"self.{source}" + ("" if source == "draft_worker" else " (set it in __init__; None when there is none)")
-        self.emit(f"    _dw = w.{source}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
-        self.emit("    _dw_any: _Canary = _dw", self.tag(LineKind.NEEDS_ANY, check, "draft_worker", need=source))
-        self.emit("    if _dw is not None:", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
-        for n, need in enumerate(needs):
-            check_identifier(need.member, "member name")
-            through = f" (through {', '.join(need.via[1:])})" if len(need.via) > 1 else ""
-            # Overriding any default on the way cuts the chain (the one nearest the
-            # draft worker, e.g. _draft_model_runners, covers every kept default
-            # that goes through it).
-            instead = f" (or {', or '.join(need.via[1:])})" if len(need.via) > 1 else ""
-            words = (
-                f"inherits BaseSpecWorker.{need.default}, which uses draft_worker.{need.member}{through}; override "
-                f"{need.default}{instead}, or give the draft worker {need.member}"
-            )
-            definition = draft_members.get(need.member)
-            if definition is None:
-                line = f"        _dw.{need.member}"
-            elif definition.is_property:
-                assert definition.node.returns is not None
-                line = f"        _n{n}: {ast.unparse(definition.node.returns)} = _dw.{need.member}"
-            else:
-                line = f"        _n{n}: {self.bound[(ProtocolName.DRAFT_WORKER, need.member)]} = _dw.{need.member}"
-            self.emit(line, self.tag(LineKind.NEEDS, check, need.default, need=words))
+        built = built_drafts(cls, self.others) if source == "_draft_worker" else ()
+        # The draft worker as the defaults read it (one block), or as each
+        # class this worker injects is built (_draft_reads: one block each).
+        blocks = [(f"import {d.module} as _dwm{k}", f"def _dwf{k}(_dw: _dwm{k}.{d.qualname}) -> None:") for k, d in enumerate(built)]
+        for d in built:
+            check_identifier(d.module, "module name")
+            check_identifier(d.qualname, "class name")
+        for first, second in blocks or [(f"_dw = w.{source}", "if _dw is not None:")]:
+            self.emit(f"    {first}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
+            if built:
+                self.emit(f"    {second}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
+            self.emit(("    " if built else "") + "    _dw_any: _Canary = _dw", self.tag(LineKind.NEEDS_ANY, check, "draft_worker", need=source))
+            if not built:
+                self.emit(f"    {second}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
+            for n, need in enumerate(needs):
+                self.write_need(check, n, need.member, need.default, need.via, draft_members)
+
+    def write_need(
+        self, check: Check, n: int, member: str, default: str, via: Sequence[str], draft_members: Mapping[str, ProtocolMember]
+    ) -> None:
+        """The line of one need of a kept default (``kept_default_needs``), read on ``_dw`` in the block above it."""
+        check_identifier(member, "member name")
+        through = f" (through {', '.join(via[1:])})" if len(via) > 1 else ""
+        # Overriding any default on the way cuts the chain (the one nearest the
+        # draft worker, e.g. _draft_model_runners, covers every kept default
+        # that goes through it).
+        instead = f" (or {', or '.join(via[1:])})" if len(via) > 1 else ""
+        words = (
+            f"inherits BaseSpecWorker.{default}, which uses draft_worker.{member}{through}; override "
+            f"{default}{instead}, or give the draft worker {member}"
+        )
+        definition = draft_members.get(member)
+        if definition is None:
+            line = f"        _dw.{member}"
+        elif definition.is_property:
+            assert definition.node.returns is not None
+            line = f"        _n{n}: {ast.unparse(definition.node.returns)} = _dw.{member}"
+        else:
+            line = f"        _n{n}: {self.bound[(ProtocolName.DRAFT_WORKER, member)]} = _dw.{member}"
+        self.emit(line, self.tag(LineKind.NEEDS, check, default, need=words))
 
 
 #: What the harness imports itself, whatever the lines use.
