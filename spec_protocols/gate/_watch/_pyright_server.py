@@ -37,6 +37,7 @@ from spec_protocols.gate._checkers._pyright import find_pyright, pyright_config
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import in_installation
+from spec_protocols.gate._source import find_module_file
 from spec_protocols.gate._watch._lsp import LspClient, LspError
 
 __all__ = ["PyrightServer"]
@@ -126,6 +127,16 @@ class PyrightServer:
             if in_installation(path) or top in ("sglang", "spec_protocols"):
                 unopened.append(path)
             else:
+                local.append(path)
+        # What the plugin imports from its own folders, though discovery did
+        # not need it: pyright reads it all the same (mypy skips it).
+        roots = [str(r) for r in check_input.discovery.search_roots]
+        packages: dict[str, list[str]] = {}
+        for name in sorted(check_input.discovery.imported_modules):
+            if name.partition(".")[0] in ("sglang", "spec_protocols") or name in check_input.discovery.source_modules:
+                continue
+            file = find_module_file(name, roots, packages)
+            if file is not None and file.is_file() and (path := file.resolve()) not in include and path not in local:
                 local.append(path)
         return local, unopened
 
