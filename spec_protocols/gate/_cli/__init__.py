@@ -48,7 +48,10 @@ start here:
 
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only``, a command's name, the other commands
+    get no arguments (their names and help stand, for the usage line and
+    errors), so that a run builds, and imports for, its own arguments only."""
     parser = Parser(
         prog="spec-protocols",
         description="Check sglang speculative-decoding workers against the spec_protocols protocols "
@@ -59,7 +62,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
-        add_command(sub, command)
+        add_command(sub, command, arguments=only is None or command.name == only)
     return parser
 
 
@@ -83,7 +86,9 @@ def main(argv: Sequence[str] | None = None, *, checkers: Mapping[str, Checker] |
 
     ``checkers``: the registry ``--checker`` names are looked up in (default:
     the gate's; a test passes fakes)."""
-    parser = _build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    # The command is the first word that is no option (the top level's take no values).
+    parser = _build_parser(next((word for word in given if not word.startswith("-")), None))
     args = parser.parse_args(argv)
     if args.command is None:
         # No command: a usage error, so the help goes to stderr with exit 2.

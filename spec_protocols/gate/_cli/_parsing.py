@@ -44,8 +44,9 @@ class Command:
     epilog: str | None = None
 
 
-def add_command(sub: Any, command: Command) -> None:
-    """Add ``command``'s parser to ``sub`` (argparse's subparsers action)."""
+def add_command(sub: Any, command: Command, *, arguments: bool = True) -> None:
+    """Add ``command``'s parser to ``sub`` (argparse's subparsers action);
+    ``arguments=False`` leaves its arguments out (a run of another command)."""
     parser: argparse.ArgumentParser
     if command.epilog is None:
         parser = sub.add_parser(command.name, help=command.help, description=command.description)
@@ -57,5 +58,6 @@ def add_command(sub: Any, command: Command) -> None:
             epilog=command.epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-    command.add_arguments(parser)
+    if arguments:
+        command.add_arguments(parser)
     parser.set_defaults(run=command.run)
