@@ -71,6 +71,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from spec_protocols.gate._cache import _runs
+from spec_protocols.gate._cache._runs import NO_CACHE_ENV
 from spec_protocols.gate._cache._fingerprint import (
     Signature,
     StatMemo,
@@ -99,8 +100,6 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
 
-#: Set (to anything but "" or "0") to turn the verdict cache off, as ``--no-cache`` does.
-NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when an entry's layout or the key's meaning changes: old entries are then never read.
 # 2: entries written by the one codec (spec_protocols.gate._codec): a

@@ -68,6 +68,7 @@ from spec_protocols.gate._paths import cache_dir
 
 __all__ = [
     "IMPORTING",
+    "NO_CACHE_ENV",
     "CheckerKey",
     "recall",
     "recall_request",
@@ -76,6 +77,9 @@ __all__ = [
     "run_key",
     "search_witnesses",
 ]
+
+#: Set (to anything but "" or "0") to turn the verdict cache off, as ``--no-cache`` does.
+NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when the entry's layout or the key's meaning changes.
 _RUN_FORMAT = 1
@@ -145,8 +149,6 @@ def recall_request(
     :meth:`~spec_protocols.gate._cache.VerdictCache.recall` answers it in
     ``run_gate``), timings complete; None where the cache is off, the
     request is one the CLI refuses, or anything the memo rests on changed."""
-    from spec_protocols.gate._cache import NO_CACHE_ENV
-
     start = time.perf_counter()
     names = registry_names(requested, allow_import=allow_import)
     if names is None or os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
