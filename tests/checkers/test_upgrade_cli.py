@@ -8,6 +8,8 @@
   keywords; exit 1;
 * a worker that passes on both (worker_for_both.py, ``ps=None``): exit 0,
   nothing to change;
+* docs/upgrading.md is what scripts/upgrade-docs makes of the example plugin
+  and the 0.5.20 worker (regenerate: ``scripts/upgrade-docs``);
 * bad input (the same release twice, a release the gate cannot read, a value
   that is no release, a missing target, no --from): one line, exit 2, never
   a traceback, before any checker runs.
@@ -19,8 +21,10 @@ into it with ``pip download --no-deps``).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +35,7 @@ from tests._paths import FIXTURES, REPO_ROOT
 UPGRADE = FIXTURES / "upgrade"
 WRITTEN_FOR_0_5_20 = UPGRADE / "worker_for_0_5_20.py"
 PORTABLE = UPGRADE / "worker_for_both.py"
+PAGE = REPO_ROOT / "docs" / "upgrading.md"
 
 
 def upgrade(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -113,3 +118,18 @@ def test_bad_input_is_one_line_and_exit_2(gate_env: dict[str, str], args: list[s
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert fragment in proc.stderr, proc.stderr
+
+
+def test_docs_upgrading_is_current(gate_env: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    """docs/upgrading.md is scripts/upgrade-docs' output, never a hand edit; regenerate it with
+    ``scripts/upgrade-docs`` (or ``SPEC_PROTOCOLS_UPDATE_DOCS=1`` on this test)."""
+    made = tmp_path / "upgrading.md"
+    env = {**gate_env, "SPEC_PROTOCOLS_VENV": str(Path(sys.executable).parent.parent)}
+    proc = subprocess.run(
+        [str(REPO_ROOT / "scripts" / "upgrade-docs"), str(made)], env=env, capture_output=True, text=True, timeout=900, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = made.read_text(encoding="utf-8")
+    if os.environ.get("SPEC_PROTOCOLS_UPDATE_DOCS"):
+        PAGE.write_text(text, encoding="utf-8")
+    assert PAGE.read_text(encoding="utf-8") == text, "docs/upgrading.md is stale: run scripts/upgrade-docs"

@@ -11,6 +11,7 @@ message on one line, for a page of docs.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Callable, Mapping
 from typing import cast
@@ -124,13 +125,20 @@ def _md_failing(checks: tuple[FailingCheck, ...]) -> list[str]:
     lines: list[str] = []
     for check in checks:
         lines.append(f"- `{check.target}` ({check.protocol}): {check.verdict}")
-        lines += [f"  - {_md_escape(_problem(p))}" for p in check.problems]
+        lines += [f"  - {_md_problem(p)}" for p in check.problems]
     return lines
 
 
 def _md_escape(text: str) -> str:
-    """``text`` for a markdown line: what would read as markup is escaped."""
-    return text.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_").replace("<", "&lt;")
+    """``text`` for a markdown line: what would read as markup is escaped
+    (an underscore inside a word, ``load_group``, is not emphasis and stays)."""
+    text = text.replace("\\", "\\\\").replace("*", "\\*").replace("`", "\\`").replace("<", "&lt;")
+    return re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", text)
+
+
+def _md_problem(problem: PlanProblem) -> str:
+    member = f" `{problem.member}`" if problem.member else ""
+    return f"{problem.checker}{member}: {_md_escape(problem.message)}"
 
 
 def _md_step(number: int, step: Step) -> list[str]:
@@ -144,13 +152,17 @@ def _md_step(number: int, step: Step) -> list[str]:
         state = "**must change**" if cls.must_change else "nothing to change"
         note = f"; {_md_escape(cls.note)}" if cls.note else ""
         lines.append(f"   - `{cls.target}` ({cls.protocol}): {state}{note}")
-        lines += [f"     - {_md_escape(_problem(p))}" for p in cls.problems]
+        lines += [f"     - {_md_problem(p)}" for p in cls.problems]
     return lines
 
 
 def upgrade_markdown(plan: UpgradePlan) -> str:
     """The plan for a page of docs (or a pull request)."""
-    lines = [f"**{_md_escape(_heading(plan))}**", ""]
+    targets = " ".join(f"`{t}`" for t in plan.targets) or "the default targets"
+    lines = [
+        f"**Upgrading {targets} from sglang {plan.source} to {plan.destination}** (checked with {', '.join(plan.checkers)})",
+        "",
+    ]
     if plan.failing_on_source:
         lines += [f"Already failing on sglang {plan.source} (the upgrade did not cause these):", ""]
         lines += [*_md_failing(plan.failing_on_source), ""]
