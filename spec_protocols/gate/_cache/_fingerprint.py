@@ -38,7 +38,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import re
 import stat
 import sys
@@ -373,10 +372,21 @@ def static_environment() -> dict[str, str]:
     return {name: value for name, value in environment().items() if name not in _ENVIRONMENT_NAMES}
 
 
+def _machine() -> str:
+    """``platform.machine()``, which is ``os.uname().machine`` where there is one
+    (importing platform costs a cached run several regular expressions)."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().machine)
+    import platform
+
+    return platform.machine()
+
+
 def static_interpreter() -> list[str]:
     """What a static checker's verdict depends on of the interpreter: the
     Python version it is told to check for and the platform, not where it is."""
-    return [sys.version, sys.platform, platform.machine()]
+    return [sys.version, sys.platform, _machine()]
 
 
 def interpreter() -> list[str]:
@@ -385,4 +395,4 @@ def interpreter() -> list[str]:
     # typed: the console script says ``bin/python3.11`` where ``python -m``
     # says ``bin/python``, the same interpreter in the same environment.
     executable = os.path.realpath(sys.executable)
-    return [sys.prefix, executable, sys.version, sys.implementation.cache_tag or "", sys.platform, platform.machine()]
+    return [sys.prefix, executable, sys.version, sys.implementation.cache_tag or "", sys.platform, _machine()]

@@ -49,9 +49,10 @@ start here:
 
 
 def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with ``only``, a command's name, the other commands
-    get no arguments (their names and help stand, for the usage line and
-    errors), so that a run builds, and imports for, its own arguments only."""
+    """The whole parser; with ``only``, a command's name, that command's
+    alone (another word gets every command, without arguments: their names
+    stand for the error's list of choices), so that a run builds, and imports
+    for, its own arguments only."""
     parser = Parser(
         prog="spec-protocols",
         description="Check sglang speculative-decoding workers against the spec_protocols protocols "
@@ -61,7 +62,10 @@ def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for command in COMMANDS:
+    # A run of one command needs no other's parser; any other word (a typo)
+    # gets them all, for the error's list of choices.
+    named = [command for command in COMMANDS if command.name == only]
+    for command in named or COMMANDS:
         add_command(sub, command, arguments=only is None or command.name == only)
     return parser
 
