@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from spec_protocols._members import call_keywords, protocol_definitions
+from spec_protocols.gate import _cli as cli
 from spec_protocols.gate._contract import Contract, DefaultNeeds, Site, Use, release_terms
 from spec_protocols.gate._model import (
     Check,
@@ -230,3 +233,18 @@ def test_the_formats_say_the_same_and_json_is_the_plans_encoding() -> None:
     for text in (markdown, render_plan(plan, "text")):
         words = " ".join(text.split())  # text wraps at 80 columns
         assert "no longer passes ps=" in words and 'Missing positional argument "ps"' in words
+
+
+def test_the_commands_help_teaches_it_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["upgrade", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/" in out
+    assert "exit status: 0" in out and "1. constructor" in out
+
+
+def test_the_same_release_twice_is_one_line_and_exit_2_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["upgrade", "--from", "0.5.23", "--to", "0.5.23", "plugin.py"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "spec-protocols: error: --from and --to are the same (0.5.23): name two releases"
