@@ -13,8 +13,10 @@ only (mypy and pyright; the runtime checker imports only the installed
 sglang). Under the table, each failing row's lead problem per release (the
 releases where it is the same problem are named together), which release
 the target passes, which source each column read, the run's notes and the
-summary. The text stays within 80 columns except where the cells need more
-(a long member name is never cut: it is what a reader looks up).
+summary. The lines under the table wrap at 80 columns; the table itself is
+as wide as its cells (a class or member name is never cut: it is what a
+reader looks up, and beside a column per release an elided "Exam...orker"
+could be either class).
 """
 
 from __future__ import annotations
@@ -35,13 +37,12 @@ from spec_protocols.gate._reports._release_matrix import (
     verdict_by_release,
 )
 
-__all__ = ["column_labels", "render_releases_markdown", "render_releases_text"]
+__all__ = ["column_labels", "markdown_table", "render_releases_markdown", "render_releases_text"]
 
 WIDTH = 80
 _SEP = "  "
 _INDENT = "  "
 _CONTINUED = "      "
-_MIN_CLASS_WIDTH = 12
 
 
 def column_labels(report: ReleasesReport) -> list[str]:
@@ -93,8 +94,8 @@ def render_releases_text(report: ReleasesReport, *, include_timings: bool = True
     table = [[cell_text(result) for result in cells(report, check)] for check in checks]
     protocol_w = max([len("Protocol"), *(len(c.protocol) for c in checks)])
     cell_ws = [max([len(h), *(len(row[n]) for row in table)]) for n, h in enumerate(headers)]
-    fixed = protocol_w + sum(cell_ws) + len(_SEP) * (len(headers) + 1)
-    class_w = max(_MIN_CLASS_WIDTH, min(width - fixed, max([len("Class"), *(len(v) for v in names.values())])))
+    # The class names are never elided: beside a column per release, "Exam...orker" could be either class.
+    class_w = max([len("Class"), *(len(v) for v in names.values())])
     widths = [class_w, protocol_w, *cell_ws]
 
     def line(values: list[str]) -> str:
@@ -102,12 +103,12 @@ def render_releases_text(report: ReleasesReport, *, include_timings: bool = True
 
     lines = [line(["Class", "Protocol", *headers]), line(["-" * w for w in widths])]
     for check, row in zip(checks, table, strict=True):
-        lines.append(line([elide(names[check.target], class_w), check.protocol, *row]))
+        lines.append(line([names[check.target], check.protocol, *row]))
     problems: list[str] = []
     for check in checks:
         failures = _failures(report, check)
         if failures:
-            problems.append(_INDENT + elide(f"{check.target} ({check.protocol})", width - len(_INDENT), keep="end"))
+            problems.append(f"{_INDENT}{check.target} ({check.protocol})")
         for labels, lead in failures:
             problems.extend(_wrapped(f"on {', '.join(labels)}: {lead}", width, _INDENT * 2))
     lines += ["", *problems, *([""] if problems else [])]
@@ -150,32 +151,36 @@ def _bullet(check: Check, label: str, problem: Problem) -> str:
     return text
 
 
-def render_releases_markdown(report: ReleasesReport, *, include_timings: bool = True) -> str:
-    """Render *report* as a markdown summary line, the class x release table and the problems."""
+def markdown_table(report: ReleasesReport) -> list[str]:
+    """The class x release table's markdown lines (a column per release, ``*``: static only)."""
     checks = rows(report)
     names = short_names(c.target for c in checks)
     headers = column_labels(report)
-    lines = [f"**spec-protocols**: {releases_summary_line(report, include_timings=include_timings)}", ""]
-    lines += [f"{escape_cell(verdict_by_release(report))}.", ""]
-    lines.append("| Class | Protocol | " + " | ".join(escape_cell(h) for h in headers) + " |")
+    lines = ["| Class | Protocol | " + " | ".join(escape_cell(h) for h in headers) + " |"]
     lines.append("|" + "---|" * (len(headers) + 2))
     for check in checks:
         row = [_code(names[check.target]), escape_cell(check.protocol), *(_markdown_cell(r) for r in cells(report, check))]
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "Checked against:", ""]
-    for header, run in zip(headers, report.runs, strict=True):
-        described = run.report.sglang.describe() if run.report.sglang is not None else f"--sglang {run.given}"
-        lines.append(f"- {escape_cell(header)}: {escape_cell(described)}")
+    return lines
+
+
+def _markdown_problems(report: ReleasesReport) -> list[str]:
+    """Every problem of every release (and those a baseline accepted), one bullet each."""
     found: list[str] = []
     accepted: list[str] = []
-    for check in checks:
+    for check in rows(report):
         for label, result in zip(report.labels, cells(report, check), strict=True):
             if result is not None:
                 found += [_bullet(check, label, p) for p in sorted_problems(result.problems)]
                 accepted += [_bullet(check, label, p) for p in sorted_problems(result.baselined)]
-    lines += ["", "### Problems", "", *(found or ["None."])]
-    if accepted:
-        lines += ["", "### Accepted by baseline", "", *accepted]
+    lines = ["", "### Problems", "", *(found or ["None."])]
+    return [*lines, "", "### Accepted by baseline", "", *accepted] if accepted else lines
+
+
+def _markdown_notes(report: ReleasesReport) -> list[str]:
+    """The run's notes, then each class's, the releases that gave the same note named together."""
+    checks = rows(report)
+    names = short_names(c.target for c in checks)
     notes = [f"- {escape_cell(n)}" for n in release_notes(report)]
     for check in checks:
         given: dict[str, list[str]] = {}
@@ -184,6 +189,16 @@ def render_releases_markdown(report: ReleasesReport, *, include_timings: bool = 
                 given.setdefault(note, []).append(label)
         where = f"{_code(names[check.target])} ({escape_cell(check.protocol)})"
         notes += [f"- {where} on sglang {escape_cell(', '.join(by))}: {escape_cell(n)}" for n, by in given.items()]
-    if notes:
-        lines += ["", "### Notes", "", *notes]
+    return ["", "### Notes", "", *notes] if notes else []
+
+
+def render_releases_markdown(report: ReleasesReport, *, include_timings: bool = True) -> str:
+    """Render *report* as a markdown summary line, the class x release table, the problems and the notes."""
+    lines = [f"**spec-protocols**: {releases_summary_line(report, include_timings=include_timings)}", ""]
+    lines += [f"{escape_cell(verdict_by_release(report))}.", "", *markdown_table(report)]
+    lines += ["", "Checked against:", ""]
+    for header, run in zip(column_labels(report), report.runs, strict=True):
+        described = run.report.sglang.describe() if run.report.sglang is not None else f"--sglang {run.given}"
+        lines.append(f"- {escape_cell(header)}: {escape_cell(described)}")
+    lines += [*_markdown_problems(report), *_markdown_notes(report)]
     return "\n".join(lines) + "\n"
