@@ -154,7 +154,7 @@ def cell_text(result: Result | None) -> str:
 def static_only_note(labels: Sequence[str], checkers: Sequence[str]) -> str:
     """What ``*`` after a release means."""
     return (
-        f"* static only ({', '.join(labels)}): {', '.join(checkers)} checker skipped there: --sglang reads "
+        f"static only (marked *): {', '.join(labels)}: the {', '.join(checkers)} checker skipped there: --sglang reads "
         "those releases' source without installing them, and the runtime checker can only import the installed "
         "sglang; mypy and pyright decided"
     )

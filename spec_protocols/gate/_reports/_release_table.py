@@ -156,7 +156,7 @@ def markdown_table(report: ReleasesReport) -> list[str]:
     checks = rows(report)
     names = short_names(c.target for c in checks)
     headers = column_labels(report)
-    lines = ["| Class | Protocol | " + " | ".join(escape_cell(h) for h in headers) + " |"]
+    lines = ["| Class | Protocol | " + " | ".join(escape_cell(h).replace("*", "\\*") for h in headers) + " |"]
     lines.append("|" + "---|" * (len(headers) + 2))
     for check in checks:
         row = [_code(names[check.target]), escape_cell(check.protocol), *(_markdown_cell(r) for r in cells(report, check))]
@@ -165,15 +165,19 @@ def markdown_table(report: ReleasesReport) -> list[str]:
 
 
 def _markdown_problems(report: ReleasesReport) -> list[str]:
-    """Every problem of every release (and those a baseline accepted), one bullet each."""
-    found: list[str] = []
-    accepted: list[str] = []
+    """Every problem of every release (and those a baseline accepted), one bullet
+    each: a problem several releases have alike is one bullet naming them."""
+    found: dict[tuple[Check, Problem], list[str]] = {}
+    baselined: dict[tuple[Check, Problem], list[str]] = {}
     for check in rows(report):
         for label, result in zip(report.labels, cells(report, check), strict=True):
-            if result is not None:
-                found += [_bullet(check, label, p) for p in sorted_problems(result.problems)]
-                accepted += [_bullet(check, label, p) for p in sorted_problems(result.baselined)]
-    lines = ["", "### Problems", "", *(found or ["None."])]
+            for problem in sorted_problems(result.problems) if result is not None else ():
+                found.setdefault((check, problem), []).append(label)
+            for problem in sorted_problems(result.baselined) if result is not None else ():
+                baselined.setdefault((check, problem), []).append(label)
+    listed = [_bullet(check, ", ".join(labels), problem) for (check, problem), labels in found.items()]
+    accepted = [_bullet(check, ", ".join(labels), problem) for (check, problem), labels in baselined.items()]
+    lines = ["", "### Problems", "", *(listed or ["None."])]
     return [*lines, "", "### Accepted by baseline", "", *accepted] if accepted else lines
 
 
