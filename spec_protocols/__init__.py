@@ -18,30 +18,29 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from spec_protocols._base import SpecWorkerBase, WorkerNotInitializedError
-from spec_protocols._class_decorators import draft_worker_class, spec_worker_class
-from spec_protocols._isinstance_cache import clear_isinstance_cache
-from spec_protocols._protocols import (
-    CALL_SITES,
-    DraftWorker,
-    DraftWorkerFactory,
-    InjectableDraftWorker,
-    SpecWorker,
-    SpecWorkerFactory,
-    SupportsDraftModelRunners,
-    SupportsGrammarOverlap,
-    SupportsPipelineProxy,
-    SupportsRequestFinished,
-)
-from spec_protocols._streams import get_plan_stream
-
 if TYPE_CHECKING:
+    from spec_protocols._base import SpecWorkerBase, WorkerNotInitializedError
+    from spec_protocols._class_decorators import draft_worker_class, spec_worker_class
     from spec_protocols._injection import (
         DRAFT_WORKER_CTOR_KEYWORDS,
         TypedDraftWorkerBundle,
         build_draft_tp_worker,
         validate_draft_worker_cls,
     )
+    from spec_protocols._isinstance_cache import clear_isinstance_cache
+    from spec_protocols._protocols import (
+        CALL_SITES,
+        DraftWorker,
+        DraftWorkerFactory,
+        InjectableDraftWorker,
+        SpecWorker,
+        SpecWorkerFactory,
+        SupportsDraftModelRunners,
+        SupportsGrammarOverlap,
+        SupportsPipelineProxy,
+        SupportsRequestFinished,
+    )
+    from spec_protocols._streams import get_plan_stream
     from spec_protocols._verify import ConformanceProblem, ConformanceResult, verify_conformance
 
 __all__ = [
@@ -74,11 +73,36 @@ if TYPE_CHECKING:
     #: The installed distribution's version (``spec-protocols``), read from its metadata.
     __version__: str
 
-# Runtime verification and injection need `inspect` (about half of this
-# package's import time), and neither is used on sglang's import path: they are
-# loaded on first use. Defined only outside TYPE_CHECKING, so that checkers do
-# not read a module __getattr__ as "any name exists" and still report typos.
+# Every public name is loaded on first use. Runtime verification and
+# injection need `inspect` (about half of this package's import time), and
+# neither is used on sglang's import path; the protocols and the base need
+# typing_extensions (which imports `inspect` too), and the gate's command,
+# a module below this package, needs none of them on a cached run
+# (docs/performance.md, "The edit loop"). Defined only outside TYPE_CHECKING,
+# so that checkers do not read a module __getattr__ as "any name exists" and
+# still report typos.
 _LAZY = {
+    "SpecWorkerBase": "spec_protocols._base",
+    "WorkerNotInitializedError": "spec_protocols._base",
+    "draft_worker_class": "spec_protocols._class_decorators",
+    "spec_worker_class": "spec_protocols._class_decorators",
+    "clear_isinstance_cache": "spec_protocols._isinstance_cache",
+    **dict.fromkeys(
+        (
+            "CALL_SITES",
+            "DraftWorker",
+            "DraftWorkerFactory",
+            "InjectableDraftWorker",
+            "SpecWorker",
+            "SpecWorkerFactory",
+            "SupportsDraftModelRunners",
+            "SupportsGrammarOverlap",
+            "SupportsPipelineProxy",
+            "SupportsRequestFinished",
+        ),
+        "spec_protocols._protocols",
+    ),
+    "get_plan_stream": "spec_protocols._streams",
     "DRAFT_WORKER_CTOR_KEYWORDS": "spec_protocols._injection",
     "TypedDraftWorkerBundle": "spec_protocols._injection",
     "build_draft_tp_worker": "spec_protocols._injection",
