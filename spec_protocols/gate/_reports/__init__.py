@@ -70,14 +70,16 @@ FORMATS: Mapping[str, Renderer] = {
 _HOMES = {f"render_{fmt}": f"_{fmt}" for fmt in FORMATS} | {"messages": "_messages"}
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{home}")
-    value: object = module if name == "messages" else getattr(module, name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # so that checkers still report a name that does not exist
+
+    def __getattr__(name: str) -> object:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        module = importlib.import_module(f"{__name__}.{home}")
+        value = module if name == "messages" else getattr(module, name)
+        globals()[name] = value
+        return value
 
 
 def render(report: GateReport, fmt: str, *, include_timings: bool = True) -> str:
