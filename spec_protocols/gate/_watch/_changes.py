@@ -8,8 +8,8 @@ package: a file added to it counts), and slow folders (sglang's whole
 package, thousands of files) listed only every :data:`SLOW_EVERY` polls.
 
 A file is its ``(mtime_ns, size)``; a folder's listing is the files in it.
-:func:`wait_for_change` polls every ``interval`` seconds and, once something
-differs, waits until nothing has changed for ``debounce`` seconds (an editor
+:func:`wait_for_change` polls every ``interval`` seconds (0.1) and, once something
+differs, waits until nothing has changed for ``debounce`` seconds (0.1; an editor
 writing a file in steps, a ``git checkout`` of several files), then returns
 what changed. watchdog would do the same with inotify; it is not a
 dependency of this package, and polling a few dozen files costs nothing.
@@ -27,7 +27,7 @@ from pathlib import Path
 __all__ = ["SLOW_EVERY", "Snapshot", "WatchSet", "changed_paths", "snapshot", "wait_for_change"]
 
 #: Slow folders are listed on one poll in this many.
-SLOW_EVERY = 10
+SLOW_EVERY = 20
 
 #: A path's state: ``(mtime_ns, size)``.
 Stat = tuple[int, int]
@@ -106,8 +106,8 @@ def wait_for_change(
     watched: WatchSet,
     before: Snapshot,
     *,
-    interval: float = 0.2,
-    debounce: float = 0.3,
+    interval: float = 0.1,
+    debounce: float = 0.1,
     stop: threading.Event | None = None,
 ) -> tuple[list[Path], dict[Path, Stat]] | None:
     """Block until something in ``watched`` differs from ``before`` and then

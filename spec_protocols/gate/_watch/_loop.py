@@ -37,7 +37,7 @@ from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from spec_protocols.gate._checkers import Checker
 from spec_protocols.gate._model import CheckerName, GateError, GateReport
@@ -45,6 +45,9 @@ from spec_protocols.gate._paths import cache_dir, in_installation
 from spec_protocols.gate._watch._changes import Snapshot, WatchSet, snapshot, wait_for_change
 from spec_protocols.gate._watch._persistent import STOPPING, PersistentChecker
 from spec_protocols.gate._watch._processes import end_children
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._baseline import BaselineEntry
 
 __all__ = ["INTERRUPTED", "refuse_with_watch", "watch", "watch_set"]
 
@@ -182,7 +185,7 @@ class _Session:
             sglang=_sglang(args),
             cache=not args.no_cache,
         )
-        unused = ()
+        unused: tuple[BaselineEntry, ...] = ()
         if baseline is not None and not args.ignore_unused_baseline:
             unused = unused_entries(report, baseline)
             report = note_unused(report, unused)

@@ -135,7 +135,8 @@ class LspClient:
             method = message["method"]
             result: object = None
             if method == "workspace/configuration":
-                items = cast(list[object], (message.get("params") or {}).get("items") or [])
+                params = cast(dict[str, Any], message.get("params") or {})
+                items = cast(list[object], params.get("items") or [])
                 result = [None for _ in items]
             try:
                 self._send({"id": message["id"], "result": result})
@@ -147,8 +148,11 @@ class LspClient:
                 pending = self._pending.pop(int(message["id"]), None)
             if pending is not None:
                 pending.result = message.get("result")
-                error = message.get("error")
-                pending.error = cast(Mapping[str, object], error).get("message", error) if isinstance(error, dict) else error
+                error: object = message.get("error")
+                if isinstance(error, dict):
+                    details = cast(dict[str, object], error)
+                    error = details.get("message", details)
+                pending.error = error
                 pending.done.set()
 
     @property

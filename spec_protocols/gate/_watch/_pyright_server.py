@@ -135,8 +135,8 @@ class PyrightServer:
         for name in sorted(check_input.discovery.imported_modules):
             if name.partition(".")[0] in ("sglang", "spec_protocols") or name in check_input.discovery.source_modules:
                 continue
-            file = find_module_file(name, roots, packages)
-            if file is not None and file.is_file() and (path := file.resolve()) not in include and path not in local:
+            found = find_module_file(name, roots, packages)
+            if found is not None and found.is_file() and (path := found.resolve()) not in include and path not in local:
                 local.append(path)
         return local, unopened
 
