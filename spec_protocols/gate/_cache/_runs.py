@@ -82,7 +82,7 @@ __all__ = [
 NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when the entry's layout or the key's meaning changes.
-_RUN_FORMAT = 1
+_RUN_FORMAT = 2
 
 #: The registry's checkers that import the target (``--no-import`` refuses
 #: them); tests/unit/test_cache_cheap_key.py holds it to the registry's
@@ -223,40 +223,58 @@ def search_witnesses(search: Iterable[str]) -> tuple[dict[str, Signature], bool]
     return found, racy
 
 
-def _grouped(witnesses: Mapping[str, Signature]) -> dict[str, list[list[object]]]:
-    """Witnesses by folder, each ``[name, size, mtime_ns, ctime_ns, inode]``
-    (``[name]``: absent), so that each is checked by its name in its folder."""
-    grouped: dict[str, list[list[object]]] = {}
+def _grouped(witnesses: Mapping[str, Signature]) -> dict[str, list[str]]:
+    """Witnesses by folder: ``[names, absent names, digest]``, the names
+    "/"-joined (no file name holds one) and the digest that of their
+    signatures in that order (:func:`_signatures`), so that each is checked
+    by its name in its folder and an entry reads fast."""
+    present: dict[str, list[tuple[str, list[int]]]] = {}
+    absent: dict[str, list[str]] = {}
     for path, sig in sorted(witnesses.items()):
         folder, name = os.path.split(path)
-        grouped.setdefault(folder, []).append([name or ".", *(sig or [])])
+        if sig is None:
+            absent.setdefault(folder, []).append(name or ".")
+        else:
+            present.setdefault(folder, []).append((name or ".", sig))
+    grouped: dict[str, list[str]] = {}
+    for folder in sorted({*present, *absent}):
+        items = present.get(folder, [])
+        digest = _signatures([(sig[0], sig[1], sig[2], sig[3]) for _, sig in items])
+        grouped[folder] = ["/".join(name for name, _ in items), "/".join(absent.get(folder, [])), digest]
     return grouped
 
 
-def _unchanged(paths: Mapping[str, Sequence[Sequence[object]]]) -> bool:
+def _signatures(stats: list[tuple[int, int, int, int]]) -> str:
+    return hashlib.sha256(repr(stats).encode()).hexdigest()
+
+
+def _unchanged(paths: Mapping[str, Sequence[str]]) -> bool:
     """Whether every witness has the signature recorded (absent ones are still absent)."""
-    for folder, items in paths.items():
+    for folder, (names, absent, digest) in paths.items():
         try:
             handle: int | None = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             handle = None
         try:
-            for item in items:
-                name = item[0]
-                try:
-                    if handle is None:
-                        st = os.stat(os.path.join(folder, str(name)))
-                    else:
-                        st = os.stat(str(name), dir_fd=handle)
-                except OSError:
-                    if len(item) != 1:
-                        return False
-                    continue
-                if len(item) != 5 or list(item[1:]) != signature(st):
-                    return False
+            stats: list[tuple[int, int, int, int]] = []
+            for name in names.split("/") if names else ():
+                st = os.stat(name, dir_fd=handle) if handle is not None else os.stat(os.path.join(folder, name))
+                stats.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            if _signatures(stats) != digest or any(_exists(folder, name, handle) for name in absent.split("/") if absent):
+                return False
+        except OSError:
+            return False  # a witness gone
         finally:
             if handle is not None:
                 os.close(handle)
+    return True
+
+
+def _exists(folder: str, name: str, handle: int | None) -> bool:
+    try:
+        os.stat(name, dir_fd=handle) if handle is not None else os.stat(os.path.join(folder, name))
+    except OSError:
+        return False
     return True
 
 
