@@ -10,13 +10,14 @@ status. Nothing runs a checker or reads a release.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols.gate import _cli as cli
-from spec_protocols.gate._contract import Contract, DefaultNeeds, Site, Use, release_terms
+from spec_protocols.gate._contract import Contract, DefaultNeeds, Hook, Site, Use, release_terms
 from spec_protocols.gate._model import (
     Check,
     ClassRole,
@@ -248,3 +249,25 @@ def test_the_same_release_twice_is_one_line_and_exit_2_before_anything_runs(caps
     assert cli.main(["upgrade", "--from", "0.5.23", "--to", "0.5.23", "plugin.py"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "spec-protocols: error: --from and --to are the same (0.5.23): name two releases"
+
+
+def test_a_hook_no_longer_looked_up_concerns_a_class_that_sets_it_on_self(tmp_path: Path) -> None:
+    source = tmp_path / "plugin.py"
+    source.write_text(
+        "class Worker:\n"
+        "    def __init__(self, target_worker):\n"
+        "        self.draft_model_runner = target_worker.model_runner\n"
+        "        self.other: int = 1\n"
+    )
+    lookup = Hook(
+        "draft_model_runner", "spec_worker", "getattr-default", "None", Site("managers/x.py", "f", 3), classification="guarded"
+    )
+    old = replace(contract("0.5.20", spec_members("0.5.20")), hooks=(lookup,))
+    new = contract("0.5.23", spec_members("0.5.23"))
+    cls = DiscoveredClass(
+        "plugin", "Worker", source, 1, frozenset({ClassRole.SPEC_WORKER}), bases=(BASE,), overrides=frozenset({"__init__"})
+    )
+    plan = build_plan(side(old, result(WORKER, SPEC)), side(new, result(WORKER, SPEC)), [cls])
+    (hook,) = [s for s in plan.steps if s.kind is StepKind.HOOK]
+    assert hook.subject == "SpecWorker hook draft_model_runner" and "no longer looks it up" in hook.change
+    assert [(c.target, c.must_change, c.note) for c in hook.classes] == [(WORKER, False, "sets it on self")]

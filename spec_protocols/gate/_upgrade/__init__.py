@@ -4,6 +4,8 @@
              each with the classes of TARGET it concerns)
 ``_build``   :func:`build_plan`: from two :class:`ReleaseSide` s (a release's
              contract, its terms and the gate's report on TARGET there)
+``_steps``   the readers, one per kind of change, from the two releases' terms
+``_classes`` what a class's methods store on ``self`` (a hook an instance attribute answers)
 ``_render``  text, markdown and json (:data:`FORMATS`, :func:`render_plan`)
 
 It sits beside the reports: it reads the contract stage's terms and the

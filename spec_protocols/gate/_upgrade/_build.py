@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 
 from spec_protocols.gate._model import Check, DiscoveredClass, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._upgrade._classes import instance_attributes
 from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, ReleaseSide, Step, UpgradePlan
 from spec_protocols.gate._upgrade._steps import INJECTION, Sides, drafts
 from spec_protocols.gate._verdicts import injected_fails_words
@@ -94,10 +95,10 @@ def build_plan(before: ReleaseSide, after: ReleaseSide, classes: Sequence[Discov
     """What TARGET must change to pass on ``after``'s release, having been checked on ``before``'s.
 
     ``classes``: what discovery found of TARGET on B (which members each class
-    defines, which ``BaseSpecWorker`` defaults it keeps); without it, a step
-    about a member a class may define concerns no class, and a kept default's
-    needs are not named."""
-    sides = Sides(before, after, {c.dotted: c for c in classes})
+    defines, which ``BaseSpecWorker`` defaults it keeps; what its methods store
+    on ``self`` is read from its file); without it, a step about a member a
+    class may define concerns no class, and a kept default's needs are not named."""
+    sides = Sides(before, after, {c.dotted: c for c in classes}, {c.dotted: instance_attributes(c) for c in classes})
     pool = _Pool(after.report, before.report)
     steps: list[Step] = []
     unconcerned: list[str] = []

@@ -56,6 +56,8 @@ class Sides:
     before: ReleaseSide
     after: ReleaseSide
     classes: Mapping[str, DiscoveredClass] = field(default_factory=dict[str, DiscoveredClass])
+    #: Dotted name -> what the class's own methods store on ``self`` (``_classes.instance_attributes``).
+    attributes: Mapping[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
 
     @property
     def a(self) -> str:
@@ -129,7 +131,13 @@ def _keeps_defaults(cls: DiscoveredClass | None) -> bool:
 
 def _defining(sides: Sides, protocol: str, member: str) -> dict[str, str]:
     """The classes checked against ``protocol`` that define ``member``."""
-    return {t: "defines it" for t in sides.checked(protocol) if _defines(sides.classes.get(t), member)}
+    found: dict[str, str] = {}
+    for target in sides.checked(protocol):
+        if _defines(sides.classes.get(target), member):
+            found[target] = "defines it"
+        elif member in sides.attributes.get(target, frozenset()):
+            found[target] = "sets it on self"
+    return found
 
 
 # -- the steps, kind by kind ---------------------------------------------------------
@@ -395,7 +403,7 @@ def _hook_words(hook: HookTerm) -> str:
         done.append(f"calls it with {_shape_words(hook.call)}")
     if hook.iterated:
         done.append("iterates it")
-    return f"{found} ({where.file}: {where.function})" + (f", and {' and '.join(done)}" if done else "")
+    return f"{found} in {where.file} {where.function}" + (f", and {' and '.join(done)}" if done else "")
 
 
 def _hook_key(hook: HookTerm) -> tuple[object, ...]:
