@@ -25,7 +25,6 @@ stopped and no child process is left behind.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import signal
 import sys
@@ -275,8 +274,9 @@ class _Session:
 
 
 def _short(path: Path) -> str:
+    """``path`` relative to the current folder when it is below it, else whole."""
     try:
-        return os.path.relpath(path)
+        return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
