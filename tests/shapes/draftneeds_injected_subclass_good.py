@@ -1,11 +1,11 @@
 """A kept default reads a member the injected draft subclass adds, through the bundle's ``TpModelWorker`` field.
 
-``PagedDraft(TpModelWorker)`` adds ``draft_runners``; ``PagedSpecWorker``
-injects it (``build_draft_tp_worker(..., draft_worker_cls=PagedDraft)``) and
+``ListedRunnersDraft(TpModelWorker)`` adds ``draft_runners``; ``ListedRunnersSpecWorker``
+injects it (``build_draft_tp_worker(..., draft_worker_cls=ListedRunnersDraft)``) and
 keeps ``self._draft_worker = bundle.draft_worker``. The bundle declares that
 field ``TpModelWorker``, but ``build_draft_tp_worker`` puts there what
 ``draft_worker_cls(...)`` built (speculative/draft_worker_common.py:
-build_draft_tp_worker): a ``PagedDraft``. So the kept
+build_draft_tp_worker): a ``ListedRunnersDraft``. So the kept
 ``BaseSpecWorker.weight_update_runners`` (``draft_worker.draft_runners``) and
 the defaults behind ``_draft_model_runners`` find it: the needs are read on
 the injected class (``_harness/_draft_reads``), not on the declared field.
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-# expect: draftneeds_injected_subclass_good.PagedDraft DraftWorkerFactory pass runtime=pass mypy=pass pyright=pass
-# expect: draftneeds_injected_subclass_good.PagedDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
-class PagedDraft(TpModelWorker):
+# expect: draftneeds_injected_subclass_good.ListedRunnersDraft DraftWorkerFactory pass runtime=pass mypy=pass pyright=pass
+# expect: draftneeds_injected_subclass_good.ListedRunnersDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+class ListedRunnersDraft(TpModelWorker):
     """TpModelWorker's constructor; its one model runner as the draft runners the defaults read."""
 
     @property
@@ -37,8 +37,8 @@ class PagedDraft(TpModelWorker):
         return [self.model_runner]
 
 
-# expect: draftneeds_injected_subclass_good.PagedSpecWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
-class PagedSpecWorker(BaseSpecWorker):
+# expect: draftneeds_injected_subclass_good.ListedRunnersSpecWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+class ListedRunnersSpecWorker(BaseSpecWorker):
     """Keeps BaseSpecWorker's weight_update_runners, primary_draft_kv_pool and init_hicache_draft_plan."""
 
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
@@ -50,7 +50,7 @@ class PagedSpecWorker(BaseSpecWorker):
             nccl_port=nccl_port,
             target_model_config=target_worker.model_config,
             algo_label="SHAPE_PAGED",
-            draft_worker_cls=PagedDraft,
+            draft_worker_cls=ListedRunnersDraft,
         )
         self._draft_worker = bundle.draft_worker
 

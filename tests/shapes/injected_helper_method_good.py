@@ -1,6 +1,6 @@
 """A spec worker builds its draft in a helper method, with a draft class that takes the factory's call.
 
-The passing twin of ``injected_helper_method_bad``: ``PositionalRollingDraft``
+The passing twin of ``injected_helper_method_bad``: ``KeywordRollingDraft``
 takes ``build_draft_tp_worker``'s keywords (``server_args=``, ``gpu_id=``,
 ``nccl_port=`` by name, the rest through ``**kwargs`` on to
 ``TpModelWorker.__init__``: speculative/draft_worker_common.py:
@@ -23,17 +23,17 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-# expect: injected_helper_method_good.PositionalRollingDraft DraftWorkerFactory pass runtime=pass mypy=pass pyright=pass
-# expect: injected_helper_method_good.PositionalRollingDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
-class PositionalRollingDraft(TpModelWorker):
+# expect: injected_helper_method_good.KeywordRollingDraft DraftWorkerFactory pass runtime=pass mypy=pass pyright=pass
+# expect: injected_helper_method_good.KeywordRollingDraft DraftWorker pass runtime=pass mypy=pass pyright=pass
+class KeywordRollingDraft(TpModelWorker):
     """Takes build_draft_tp_worker's keywords as TpModelWorker does, and passes them on."""
 
     def __init__(self, *, server_args: ServerArgs, gpu_id: int, nccl_port: int, **kwargs: Any) -> None:
         super().__init__(server_args=server_args, gpu_id=gpu_id, nccl_port=nccl_port, **kwargs)
 
 
-# expect: injected_helper_method_good.RollingDraftWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
-class RollingDraftWorker(BaseSpecWorker):
+# expect: injected_helper_method_good.KeywordRollingWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+class KeywordRollingWorker(BaseSpecWorker):
     """Builds its draft model in a helper; runs the target model alone."""
 
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
@@ -49,7 +49,7 @@ class RollingDraftWorker(BaseSpecWorker):
             nccl_port=nccl_port,
             target_model_config=target_worker.model_config,
             algo_label="SHAPE_ROLLING",
-            draft_worker_cls=PositionalRollingDraft,
+            draft_worker_cls=KeywordRollingDraft,
         )
 
     def weight_update_runners(self) -> list[tuple[str, ModelRunner]]:
