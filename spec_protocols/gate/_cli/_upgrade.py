@@ -160,9 +160,8 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
 UPGRADE = Command(
     name="upgrade",
     help="what a plugin that passes on one sglang release must change to pass on another",
-    description="Compare two sglang releases' contracts and the gate's reports on TARGET against each, and "
-    "list what TARGET must change to pass on --to: constructor keywords first, then new members, inherited "
-    "needs, signatures, members no longer called, the draft factory's keywords, hooks and capabilities.",
+    description="What a plugin that passes on sglang release --from must change to pass on --to: from the two\n"
+    "releases' contracts and the gate's reports on TARGET against each, constructor keywords first.",
     add_arguments=_add_arguments,
     run=_run,
     epilog=_EPILOG,
