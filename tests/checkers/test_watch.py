@@ -238,3 +238,28 @@ def test_bad_input_in_the_first_round_is_one_line_and_exit_2(env: dict[str, str]
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("spec-protocols: error: "), proc.stderr
+
+
+@pytest.mark.sglang_runtime
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the processes left")
+def test_with_the_runtime_checker_a_round_equals_one_shot_and_sigterm_mid_round_leaves_nothing(
+    plugin: Path, env: dict[str, str]
+) -> None:
+    options = ("--format", "json", "--no-timings", "--no-cache")
+    watch = Watch(env, str(plugin), *options)
+    try:
+        first = watch.report(1)
+        assert set(first["checkers"]) == {"runtime", "mypy", "pyright"}
+        assert first == one_shot(env, plugin, *options)
+        edit(plugin / "draft.py", "def __init__(", "def __init__(self2, ")
+        # SIGTERM while the round runs (the runtime probe imports sglang for seconds)
+        watch.wait_for(lambda: next((l for l in watch.err if "changed:" in l), None), "the change noticed")
+        time.sleep(1.0)
+        children = descendants(watch.proc.pid)
+        daemons = list(_daemon_pids(Path(env["SPEC_PROTOCOLS_CACHE_DIR"])))
+    finally:
+        status = watch.stopped(signal.SIGTERM)
+    assert status == 0, "".join(watch.err)[-2000:]
+    time.sleep(1.0)
+    assert not [pid for pid in [*children, *daemons] if _alive(pid)]
+    assert not any("Traceback" in l for l in watch.err), "".join(watch.err)
