@@ -271,3 +271,10 @@ def test_a_hook_no_longer_looked_up_concerns_a_class_that_sets_it_on_self(tmp_pa
     (hook,) = [s for s in plan.steps if s.kind is StepKind.HOOK]
     assert hook.subject == "SpecWorker hook draft_model_runner" and "no longer looks it up" in hook.change
     assert [(c.target, c.must_change, c.note) for c in hook.classes] == [(WORKER, False, "sets it on self")]
+
+
+def test_the_commands_format_choices_are_the_renderers() -> None:
+    from spec_protocols.gate._cli._upgrade import FORMAT_NAMES
+    from spec_protocols.gate._upgrade import FORMATS
+
+    assert FORMAT_NAMES == tuple(FORMATS)

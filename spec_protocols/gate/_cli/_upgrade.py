@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from spec_protocols.gate._contract import Contract, ReleaseTerms, SglangSource
     from spec_protocols.gate._model import DiscoveredClass, GateReport
 
-__all__ = ["UPGRADE"]
+__all__ = ["FORMAT_NAMES", "UPGRADE"]
 
 #: The checkers an upgrade runs: a fetched release is checked statically (the
 #: runtime checker imports the installed sglang only).
@@ -63,9 +63,13 @@ examples:
 """
 
 
-def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
-    from spec_protocols.gate._upgrade import FORMATS
+#: ``--format``'s choices, the default first: the keys of ``_upgrade.FORMATS``
+#: (a unit test holds them equal), written here so that building the parser
+#: imports no stage.
+FORMAT_NAMES = ("text", "markdown", "json")
 
+
+def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
     upgrade.add_argument("targets", nargs="+", metavar="TARGET", help="module, module:Class, or path (as for check)")
     upgrade.add_argument(
         "--from", dest="source", required=True, metavar="RELEASE|PATH", help="the release the plugin passes on now"
@@ -81,7 +85,7 @@ def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="run only this checker; repeatable (mypy, pyright; default: both)",
     )
-    upgrade.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
+    upgrade.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
     upgrade.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the plan to FILE instead of stdout")
     upgrade.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
     upgrade.add_argument("--no-cache", action="store_true", help="run every checker: neither reuse nor store cached verdicts")
