@@ -23,12 +23,13 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from spec_protocols.gate._baseline import Baseline, BaselineEntry, unused_entries
 from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker
 from spec_protocols.gate._model import GateError, GateReport
 from spec_protocols.gate._pipeline import run_gate
 from spec_protocols.gate._reports._release_matrix import ReleaseRun, ReleasesReport
 
-__all__ = ["distinct_releases", "release_jobs", "run_releases"]
+__all__ = ["distinct_releases", "release_jobs", "run_releases", "unused_everywhere"]
 
 
 def distinct_releases(given: Sequence[str]) -> tuple[str, ...]:
@@ -103,3 +104,12 @@ def _outcome(future: Future[GateReport], futures: Sequence[Future[GateReport]]) 
         for other in futures:
             other.cancel()
         raise
+
+
+def unused_everywhere(report: ReleasesReport, baseline: Baseline) -> tuple[BaselineEntry, ...]:
+    """The baseline entries that accepted nothing on any release, in file order:
+    a problem only 0.5.20 has keeps its entry in use while 0.5.20 is checked
+    (the command line and the pytest plugin decide with it)."""
+    per_release = [set(unused_entries(run.report, baseline)) for run in report.runs]
+    first = unused_entries(report.runs[0].report, baseline) if report.runs else ()
+    return tuple(entry for entry in first if all(entry in unused for unused in per_release))

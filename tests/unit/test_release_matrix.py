@@ -236,11 +236,11 @@ def test_a_release_that_errors_is_the_runs_error(monkeypatch: pytest.MonkeyPatch
 
 def test_a_baseline_entry_is_unused_only_where_no_release_uses_it() -> None:
     from spec_protocols.gate._baseline import Baseline, BaselineEntry
-    from spec_protocols.gate._cli._check_releases import _unused_everywhere  # pyright: ignore[reportPrivateUsage]
+    from spec_protocols.gate._releases_run import unused_everywhere
 
     only_on_0_5_23 = BaselineEntry(LEGACY, "SpecWorker", "__init__", "pyright", "the 0.5.20 constructor, kept")
     nowhere = BaselineEntry(PORTABLE, "SpecWorker", "draft", "pyright", "gone")
-    assert _unused_everywhere(matrix(), Baseline((only_on_0_5_23, nowhere))) == (nowhere,)
+    assert unused_everywhere(matrix(), Baseline((only_on_0_5_23, nowhere))) == (nowhere,)
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ __all__ = ["run_release_matrix"]
 
 def run_release_matrix(args: argparse.Namespace, checkers: Sequence[Checker], baseline: Baseline | None) -> int:
     """Check ``args.targets`` on each ``args.sglang``, render one report, and decide the exit status."""
-    from spec_protocols.gate._releases_run import distinct_releases, run_releases
+    from spec_protocols.gate._releases_run import distinct_releases, run_releases, unused_everywhere
     from spec_protocols.gate._reports._release_formats import render_releases
 
     if args.write_baseline:
@@ -46,7 +46,7 @@ def run_release_matrix(args: argparse.Namespace, checkers: Sequence[Checker], ba
     )
     unused: tuple[BaselineEntry, ...] = ()
     if baseline is not None and not args.ignore_unused_baseline:
-        unused = _unused_everywhere(report, baseline)
+        unused = unused_everywhere(report, baseline)
         report = _noting(report, unused)
     write(render_releases(report, args.format, include_timings=not args.no_timings), args.output)
     from spec_protocols.gate._baseline import unused_entry_line
@@ -68,12 +68,3 @@ def _noting(report: ReleasesReport, unused: Sequence[BaselineEntry]) -> Releases
 
     runs = tuple(replace(run, report=note_unused(run.report, unused)) for run in report.runs)
     return replace(report, runs=runs)
-
-
-def _unused_everywhere(report: ReleasesReport, baseline: Baseline) -> tuple[BaselineEntry, ...]:
-    """The baseline entries that accepted nothing on any release, in file order."""
-    from spec_protocols.gate._baseline import unused_entries
-
-    per_release = [set(unused_entries(run.report, baseline)) for run in report.runs]
-    first = unused_entries(report.runs[0].report, baseline) if report.runs else ()
-    return tuple(entry for entry in first if all(entry in unused for unused in per_release))
