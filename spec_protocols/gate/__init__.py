@@ -6,7 +6,8 @@ tested alone::
     TARGET -> discovery -> harness -> checkers (runtime | mypy | pyright, in parallel) -> verdicts -> report
 
 Use it from Python with :func:`run_gate` (and :func:`render` for a report in
-any ``--format``); bad input raises :class:`GateError` (the CLI prints it as
+any ``--format``; :func:`run_releases` for several sglang releases in one run,
+a :class:`ReleasesReport`); bad input raises :class:`GateError` (the CLI prints it as
 one line and exits 2). ``run_gate`` takes checker objects: the registry's
 (:data:`DEFAULT_CHECKERS`, :func:`checkers_named`) or any :class:`Checker`.
 A baseline is read with :func:`load_baseline`; what it accepted nothing of,
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
         Verdict,
     )
     from spec_protocols.gate._pipeline import default_targets, run_gate
+    from spec_protocols.gate._releases_run import run_releases, unused_everywhere
+    from spec_protocols.gate._reports._release_matrix import ReleaseRun, ReleasesReport
     from spec_protocols.gate._reports import FORMATS, render
 
 # Each public name, and the private module it is imported from on first use
@@ -65,6 +68,8 @@ _HOMES = {
         "_model",
     ),
     **dict.fromkeys(("default_targets", "run_gate"), "_pipeline"),
+    **dict.fromkeys(("run_releases", "unused_everywhere"), "_releases_run"),
+    **dict.fromkeys(("ReleaseRun", "ReleasesReport"), "_reports._release_matrix"),
     **dict.fromkeys(("FORMATS", "render"), "_reports"),
 }
 
@@ -97,6 +102,8 @@ __all__ = [
     "GateReport",
     "Problem",
     "ProtocolName",
+    "ReleaseRun",
+    "ReleasesReport",
     "Result",
     "SkipReason",
     "Verdict",
@@ -105,6 +112,8 @@ __all__ = [
     "load_baseline",
     "render",
     "run_gate",
+    "run_releases",
     "unused_entries",
     "unused_entry_line",
+    "unused_everywhere",
 ]
