@@ -82,8 +82,10 @@ from spec_protocols.gate._cache._fingerprint import (
     interpreter,
     locate,
     locations,
+    sealed,
     static_environment,
     static_interpreter,
+    unsealed,
     write_json,
 )
 from spec_protocols.gate._codec import canonical, decode, encode
@@ -105,7 +107,8 @@ __all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
 # 2: entries written by the one codec (spec_protocols.gate._codec): a
 # Mapping[str, ...] is a JSON object (it was a list of pairs), and every entry
 # is one of the typed envelopes below.
-_FORMAT = 2
+# 3: every entry carries the sha256 of its own content (_fingerprint.seal).
+_FORMAT = 3
 # ... and these when a stored contract's or discovery's meaning changes
 # without this package's text changing (its content is in their keys).
 # 2: contracts carry their hooks (getattr/hasattr members and their uses), each use its scheduler branch, and the registration flag that selects the branch.
@@ -370,8 +373,8 @@ class VerdictCache:
         none, or it is cut short, damaged, of another format or another key
         (then the stage or checker runs, and its result overwrites it)."""
         try:
-            entry = decode(kind, json.loads(self._entry(key).read_text(encoding="utf-8")))
-        except (OSError, ValueError):  # absent; not UTF-8, not JSON, or not an entry (Undecodable)
+            entry = decode(kind, unsealed(json.loads(self._entry(key).read_text(encoding="utf-8"))))
+        except (OSError, ValueError):  # absent; not UTF-8, not JSON, unsealed, or not an entry (Undecodable)
             return None
         if entry.format != _FORMAT or entry.key != key:
             return None
@@ -384,7 +387,7 @@ class VerdictCache:
             data = encode(entry())
         except TypeError:
             return False
-        write_json(self._entry(key), data)
+        write_json(self._entry(key), sealed(data))
         self._used.add(self._entry(key))
         return True
 

@@ -66,7 +66,9 @@ __all__ = [
     "locate",
     "locations",
     "static_environment",
+    "sealed",
     "static_interpreter",
+    "unsealed",
     "write_json",
 ]
 
@@ -283,6 +285,38 @@ def _remembered(known: object, signature: list[int]) -> tuple[str, list[str]] | 
     if len(line) != 6 or line[:4] != signature or not isinstance(line[5], list):
         return None
     return str(line[4]), [str(n) for n in cast(list[object], line[5])]
+
+
+#: The field of an entry that holds the sha256 of the rest of it.
+_SEAL = "sha256"
+
+
+def _digest_of(document: Mapping[str, object]) -> str:
+    return _sha(json.dumps(document, sort_keys=True, separators=(",", ":")).encode())
+
+
+def sealed(data: object) -> object:
+    """An entry's JSON ``data`` (an object) with the sha256 of its content added.
+
+    The seal makes an entry that was damaged, or edited by hand without
+    working out the digest again (a "fail" rewritten as "pass"), read as no
+    entry: its stage or checker runs again. It is a checksum, not a
+    signature: whoever can write the cache folder can write a sealed entry."""
+    if not isinstance(data, dict):
+        return data
+    document = cast(dict[str, object], data)
+    return {**document, _SEAL: _digest_of(document)}
+
+
+def unsealed(data: object) -> object:
+    """``data`` without its seal; ``ValueError`` when it has none or the content is not what was sealed."""
+    if not isinstance(data, dict):
+        raise ValueError("an entry is a JSON object")
+    document = dict(cast(dict[str, object], data))
+    seal = document.pop(_SEAL, None)
+    if seal != _digest_of(document):
+        raise ValueError("the entry's content is not what was stored")
+    return document
 
 
 def write_json(path: Path, data: object) -> None:

@@ -28,6 +28,10 @@ and its *witnesses*, recorded by the run that went through the stages:
   each discovery, each checker's outcome): an entry damaged since stands
   for a run that would not reuse it, and the memo is not used.
 
+Like every entry, the memo is sealed with the sha256 of its own content
+(:func:`._fingerprint.sealed`): a memo damaged or edited by hand (a fail
+rewritten as a pass) reads as none.
+
 It is recalled only when every witness is as recorded; then the stored
 report is the run's, every checker shown as reused. Otherwise the run goes
 through the stages, whose keys are verified by content as before, and a run
@@ -59,7 +63,9 @@ from spec_protocols.gate._cache._fingerprint import (
     distributions,
     environment,
     interpreter,
+    sealed,
     signature,
+    unsealed,
     write_json,
 )
 from spec_protocols.gate._codec import decode, encode
@@ -82,7 +88,7 @@ __all__ = [
 NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when the entry's layout or the key's meaning changes.
-_RUN_FORMAT = 2
+_RUN_FORMAT = 3
 
 #: The registry's checkers that import the target (``--no-import`` refuses
 #: them); tests/unit/test_cache_cheap_key.py holds it to the registry's
@@ -171,9 +177,7 @@ def recall(root: Path, key: str, seconds: float = 0.0) -> GateReport | None:
     key's cost so far, included in ``"cache"``); else None."""
     start = time.perf_counter()
     try:
-        loaded: object = json.loads(_entry(root, key).read_text(encoding="utf-8"))
-        if not isinstance(loaded, dict):
-            return None
+        loaded = unsealed(json.loads(_entry(root, key).read_text(encoding="utf-8")))
         data = cast(dict[str, Any], loaded)
         if data.get("format") != _RUN_FORMAT or data.get("key") != key:
             return None
@@ -202,8 +206,8 @@ def remember(
         stored = encode(replace(report, timings={}, reused=()))
     except TypeError:
         return
-    write_json(_entry(root, key), {"format": _RUN_FORMAT, "key": key, "paths": _grouped(witnesses), "entries": digests,
-                                   "report": stored})
+    memo = {"format": _RUN_FORMAT, "key": key, "paths": _grouped(witnesses), "entries": digests, "report": stored}
+    write_json(_entry(root, key), sealed(memo))
 
 
 def search_witnesses(search: Iterable[str]) -> tuple[dict[str, Signature], bool]:
