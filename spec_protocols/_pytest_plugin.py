@@ -156,10 +156,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--spec-protocols-sglang",
+        action="append",
         default=None,
         metavar="RELEASE|PATH",
         help="check against this sglang release (fetched into the cache) or source tree, as "
-        "`spec-protocols check --sglang` (default: the installed sglang)",
+        "`spec-protocols check --sglang` (default: the installed sglang); repeatable: each release in one run, "
+        "items named TARGET[PROTOCOL][sglang RELEASE]",
     )
     group.addoption(
         "--spec-protocols-ignore-unused-baseline",
@@ -233,22 +235,31 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
         from spec_protocols import gate
     except ImportError as exc:
         return [("error", None, f"the spec-protocols gate is not available: {exc}")]
+    releases: list[str] = config.getoption("--spec-protocols-sglang") or []
     try:
         baseline = gate.load_baseline(baseline_opt) if baseline_opt else None
-        report = gate.run_gate(
-            list(targets),
-            checkers=gate.checkers_named(checkers),
-            baseline=Path(baseline_opt) if baseline_opt else None,
-            sglang=config.getoption("--spec-protocols-sglang"),
-        )
+        chosen = gate.checkers_named(checkers)
+        baseline_path = Path(baseline_opt) if baseline_opt else None
+        if len(releases) > 1:
+            # One item per release: the same decision as `check --sglang A --sglang B`.
+            matrix = gate.run_releases(list(targets), releases=releases, checkers=chosen, baseline=baseline_path)
+            named = sorted(
+                ((f"{r.check.target}[{r.check.protocol}][sglang {label}]", r) for label, run in zip(matrix.labels, matrix.runs, strict=True) for r in run.report.results),
+                key=lambda pair: (pair[1].check.target, pair[1].check.protocol),
+            )
+            unused = gate.unused_everywhere(matrix, baseline) if baseline is not None else ()
+        else:
+            report = gate.run_gate(
+                list(targets), checkers=chosen, baseline=baseline_path, sglang=releases[0] if releases else None
+            )
+            named = [(f"{r.check.target}[{r.check.protocol}]", r) for r in report.results]
+            unused = gate.unused_entries(report, baseline) if baseline is not None else ()
     except gate.GateError as exc:
         return [("error", None, f"spec-protocols gate: {exc}")]
-    items: list[tuple[str, Result | None, str | None]] = [
-        (f"{r.check.target}[{r.check.protocol}]", r, None) for r in report.results
-    ]
+    items: list[tuple[str, Result | None, str | None]] = [(name, r, None) for name, r in named]
     if baseline is not None and not ignore_unused:
         names: set[str] = set()
-        for entry in gate.unused_entries(report, baseline):
+        for entry in unused:
             member = entry.member if entry.member is not None else "<class>"
             name = f"unused-baseline-entry[{entry.target}[{entry.protocol}].{member}.{entry.checker}]"
             # Whole-class entries differ only by message: number the repeats

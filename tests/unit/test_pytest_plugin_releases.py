@@ -1,0 +1,57 @@
+"""``pytest --spec-protocols-gate TARGET --spec-protocols-sglang A --spec-protocols-sglang B``: one item per release.
+
+``run_releases`` is replaced by a fake (a conftest in the generated suite):
+the release a result was checked against is in its item's name, a failing
+release fails its item alone, and the one-release names are unchanged
+(tests/unit/test_pytest_plugin.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+_FAKE_RELEASES = """
+    import json
+    from pathlib import Path
+    import spec_protocols.gate as api
+    from spec_protocols.gate._model import Check, GateReport, Problem, Result, SglangChecked, Verdict
+
+    def report(release, verdict):
+        problems = () if verdict is Verdict.PASS else (Problem("pyright", "__init__", 'Argument missing for parameter "ps"'),)
+        result = Result(Check("pkg.mod.Worker", "SpecWorker"), verdict, {"pyright": verdict}, problems)
+        return GateReport((result,), ("pyright",), {}, sglang=SglangChecked(release, "fetched", "/cache/" + release))
+
+    def fake_run_releases(targets, *, releases, checkers, baseline=None, **_):
+        Path("calls.json").write_text(json.dumps({"targets": list(targets), "releases": list(releases)}))
+        runs = tuple(api.ReleaseRun(r, report(r, Verdict.PASS if r == "0.5.20" else Verdict.FAIL)) for r in releases)
+        return api.ReleasesReport(runs)
+
+    _real = api.run_releases
+    api.run_releases = fake_run_releases
+
+    def pytest_unconfigure(config):
+        api.run_releases = _real
+"""
+
+
+def test_several_releases_give_one_item_per_release(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_RELEASES)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-v",
+        "--spec-protocols-gate", "pkg",
+        "--spec-protocols-checker", "pyright",
+        "--spec-protocols-sglang", "0.5.20",
+        "--spec-protocols-sglang", "0.5.23",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*spec-protocols-gate::pkg.mod.Worker?SpecWorker??sglang 0.5.20? PASSED*",
+            "*spec-protocols-gate::pkg.mod.Worker?SpecWorker??sglang 0.5.23? FAILED*",
+        ]
+    )
+    result.stdout.fnmatch_lines(['*- [[]pyright[]] __init__: Argument missing for parameter "ps"'])
+    calls = json.loads((pytester.path / "calls.json").read_text())
+    assert calls == {"targets": ["pkg"], "releases": ["0.5.20", "0.5.23"]}
