@@ -199,7 +199,7 @@ class _Session:
         """What to watch after ``report``, and its state now."""
         try:
             self.watched = watch_set(report, _sglang(self.args), self.args.baseline)
-        except GateError:
+        except (GateError, OSError, SyntaxError):
             pass  # keep watching what the last good round read
         self.state = snapshot(self.watched)
         _say(f"watching {len(self.watched.files)} files for changes (Ctrl-C ends)")
