@@ -44,7 +44,14 @@ from spec_protocols.gate._contract._source import (
     resolve_sglang,
     source_at,
 )
-from spec_protocols.gate._contract._terms import CallShape, HookTerm, ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._contract._terms import (
+    CallShape,
+    HookTerm,
+    ReleaseTerms,
+    call_shapes,
+    kept_default_needs,
+    release_terms,
+)
 
 __all__ = [
     "OVERLAP",
@@ -60,6 +67,7 @@ __all__ = [
     "SglangSource",
     "Site",
     "Use",
+    "call_shapes",
     "contract_json",
     "contract_markdown",
     "extract_contract",
