@@ -278,3 +278,20 @@ def test_the_commands_format_choices_are_the_renderers() -> None:
     from spec_protocols.gate._upgrade import FORMATS
 
     assert FORMAT_NAMES == tuple(FORMATS)
+
+
+def test_a_member_called_otherwise_on_b_is_a_signature_step_and_one_called_alike_is_not() -> None:
+    def calls(release: str, *, on_publish: bool) -> Contract:
+        base = contract(release, spec_members("0.5.23"))
+        keywords = ("on_publish",) if on_publish else ()
+        forward = Use("forward_batch_generation", "spec_worker", "call", "required", RUN_BATCH, positional=1, keywords=keywords)
+        clear = Use("clear_cache_pool", "spec_worker", "call", "required", RUN_BATCH)
+        return replace(base, spec_worker=(*base.spec_worker, forward, clear))
+
+    old, new = calls("0.5.12", on_publish=False), calls("0.5.23", on_publish=True)
+    plan = build_plan(side(old, result(WORKER, SPEC)), side(new, result(WORKER, SPEC)), [worker()])
+    signatures = [s for s in plan.steps if s.kind is StepKind.SIGNATURE]
+    assert [s.subject for s in signatures] == ["SpecWorker.forward_batch_generation"]
+    (step,) = signatures
+    assert step.change == "0.5.12 calls it with 1 positional argument; 0.5.23 with 1 positional argument, on_publish="
+    assert step.expected.startswith("SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from spec_protocols._members import protocol_definitions
-from spec_protocols.gate._contract import CallShape, HookTerm, ReleaseTerms, Site, kept_default_needs
+from spec_protocols.gate._contract import CallShape, HookTerm, ReleaseTerms, Site, call_shapes, kept_default_needs
 from spec_protocols.gate._model import DiscoveredClass, ProtocolName
 from spec_protocols.gate._signatures import describe_function
 from spec_protocols.gate._upgrade._plan import ReleaseSide, StepKind
@@ -268,24 +268,32 @@ def _inherited_needs(sides: Sides) -> list[Draft]:
     ]
 
 
+def _calls(side: ReleaseSide, protocol: str) -> Mapping[str, CallShape]:
+    """How ``side``'s release calls each checked member of ``protocol``, from its own call sites."""
+    return call_shapes(side.contract, side.terms.members, side.terms.nominal_hooks).get(protocol, {})
+
+
 def _signatures(sides: Sides) -> list[Draft]:
+    """Members both releases call, called otherwise on B (the positionals, the keywords passed)."""
     found: list[Draft] = []
     for protocol in (_SPEC, _DRAFT):
         before = set(sides.before.terms.checked(protocol))
+        old_calls, new_calls = _calls(sides.before, protocol), _calls(sides.after, protocol)
         for member in sides.after.terms.checked(protocol):
-            old, new = _expected(sides.before.terms, protocol, member), _expected(sides.after.terms, protocol, member)
-            if member in before and old != new:
-                found.append(
-                    Draft(
-                        StepKind.SIGNATURE,
-                        f"{protocol}.{member}",
-                        f"{sides.a}: {old}; {sides.b}: {new}",
-                        f"take the call {sides.b} makes (keep {sides.a}'s as optional to support both)",
-                        {protocol: frozenset({member})},
-                        site=_member_site(sides.after, protocol, member),
-                        expected=new,
-                    )
+            old, new = old_calls.get(member), new_calls.get(member)
+            if member not in before or old is None or new is None or old == new:
+                continue
+            found.append(
+                Draft(
+                    StepKind.SIGNATURE,
+                    f"{protocol}.{member}",
+                    f"{sides.a} calls it with {_shape_words(old)}; {sides.b} with {_shape_words(new)}",
+                    f"take the call {sides.b} makes (what only {sides.a} passes may stay optional, to support both)",
+                    {protocol: frozenset({member})},
+                    site=_member_site(sides.after, protocol, member),
+                    expected=_expected(sides.after.terms, protocol, member),
                 )
+            )
     return found + _branch_signatures(sides)
 
 
@@ -298,16 +306,18 @@ def _branch_signatures(sides: Sides) -> list[Draft]:
         for member in sorted(set(old) | set(new)):
             if old.get(member) == new.get(member):
                 continue
-            before = _shape_words(old[member]) if member in old else "the same on both branches"
-            after = _shape_words(new[member]) if member in new else "the same on both branches"
+            same = "makes the same call on both branches"
+            before = f"calls it with {_shape_words(old[member])}" if member in old else same
+            expected = _shape_words(new[member]) if member in new else ""
+            after = f"calls it with {expected}" if expected else same
             found.append(
                 Draft(
                     StepKind.SIGNATURE,
                     f"{_SPEC}.{member} on the scheduler's {branch} branch",
-                    f"{sides.a} calls it with {before}; {sides.b} with {after}",
+                    f"{sides.a} {before}; {sides.b} {after}",
                     "take the call of every branch your registration runs (supports_overlap=False: the synchronous one)",
                     {_SPEC: frozenset({member})},
-                    expected=after,
+                    expected=f"called with {expected}" if expected else "",
                 )
             )
     return found
