@@ -56,3 +56,19 @@ def test_no_import_refuses_a_run_with_only_runtime_built_modules() -> None:
     assert "plugin" in str(raised.value) and RUNTIME_BUILT_WORDS in str(raised.value)
     require_importing(found, importing=True)
     require_importing(Discovery((), {}, ()), importing=False)
+
+
+def test_a_class_made_through_a_metaclass_is_the_modules_own() -> None:
+    """``type(name, (AbcBase,), ns)`` runs ``ABCMeta.__new__``: its ``__module__`` says ``abc``."""
+    import abc
+    import types
+
+    from spec_protocols.gate._checkers._runtime_scan import _made_here  # pyright: ignore[reportPrivateUsage]
+
+    module = types.ModuleType("plugin_made")
+    made = type("Made", (abc.ABC,), {})
+    assert made.__module__ == "abc"
+    module.Made = made  # type: ignore[attr-defined]
+    assert _made_here(made, made.__module__, "plugin_made")
+    # A class imported from where it lives is not.
+    assert not _made_here(abc.ABC, abc.ABC.__module__, "plugin_made")

@@ -23,6 +23,7 @@ probe before any target code runs.
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,6 +94,30 @@ def _is_protocol_class(cls: type) -> bool:
     return isinstance(namespace, Mapping) and namespace.get("_is_protocol") is True  # pyright: ignore[reportUnknownMemberType]
 
 
+def _made_here(cls: type, defined_in: object, name: object) -> bool:
+    """Whether the module ``name`` made ``cls``, not imported it.
+
+    ``cls.__module__`` names the module whose frame called ``type.__new__``:
+    ``type(name, (BaseSpecWorker,), ns)`` runs ``ABCMeta.__new__`` (the bases'
+    metaclass, abc.py), so a class the plugin made without ``__module__`` in
+    its namespace says ``abc``. Such a class was made here unless the module
+    it names holds it under its ``__qualname__`` (where it was imported from)."""
+    if defined_in == name:
+        return True
+    home = sys.modules.get(defined_in) if isinstance(defined_in, str) else None
+    if home is None:
+        return True
+    try:
+        qualname: object = type.__dict__["__qualname__"].__get__(cls)
+        held: object = home
+        for part in qualname.split(".") if isinstance(qualname, str) else ():
+            namespace: object = object.__getattribute__(held, "__dict__")
+            held = cast("Mapping[str, object]", namespace).get(part) if isinstance(namespace, Mapping) else None
+    except Exception:
+        return False
+    return held is not cls
+
+
 def classes_at_import(module: types.ModuleType, known: set[int]) -> list[FoundClass]:
     """The module's own worker classes, by the name it binds each to, that
     are not in ``known`` (the ``id`` of every class already requested)."""
@@ -108,7 +133,7 @@ def classes_at_import(module: types.ModuleType, known: set[int]) -> list[FoundCl
             defined_in: object = type.__dict__["__module__"].__get__(cls)
         except Exception:
             continue
-        if defined_in != name or _is_protocol_class(cls):
+        if not _made_here(cls, defined_in, name) or _is_protocol_class(cls):
             continue
         protocols = _roles(cls)
         if protocols:

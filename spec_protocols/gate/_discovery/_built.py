@@ -19,13 +19,14 @@ from collections.abc import Iterator
 from spec_protocols.gate._discovery._source_index import ModuleSource
 from spec_protocols.gate._model import Discovery, GateError
 
-__all__ = ["RUNTIME_BUILT_WORDS", "builds_classes", "require_importing"]
+__all__ = ["RUNTIME_BUILT_WORDS", "builds_classes", "require_found", "require_importing"]
 
 #: What a discovery error says of a module that builds its classes at run
 #: time, when no checker that imports it was chosen.
 RUNTIME_BUILT_WORDS = (
-    "builds its classes at run time (type(...) or a class factory called at module level), which only an import "
-    "shows: the runtime checker would find them (drop --no-import, or choose --checker runtime)"
+    "has no class statement on a worker base and may build its classes at run time (type(...), a class factory "
+    "called at module level), which only an import shows: the runtime checker would find them (drop --no-import, "
+    "or choose --checker runtime)"
 )
 
 #: Calls that make a class from their arguments (``type`` with three).
@@ -95,3 +96,17 @@ def require_importing(found: Discovery, *, importing: bool) -> None:
         return
     modules = ", ".join(found.runtime_built)
     raise GateError(f"no workers found by reading {modules}: it {RUNTIME_BUILT_WORDS}")
+
+
+def require_found(found: Discovery, checked: int) -> None:
+    """Refuse, in one line, a run that read no worker and whose import of the
+    modules listed for it (``runtime_built``) made none either (``checked``:
+    the checks the checkers reported): there was nothing to check."""
+    if checked or found.classes or found.sites:
+        return
+    modules = ", ".join(found.runtime_built)
+    raise GateError(
+        f"no workers found in {modules}: no class statement on a worker base, and the runtime checker's import "
+        "of it made no subclass of BaseSpecWorker, SpecWorkerBase, EagleDraftWorkerBase, TpModelWorker or the "
+        "SpecWorker/DraftWorker protocols (or could not import it)"
+    )

@@ -191,7 +191,7 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
     notes = [*picks.notes, *(index.unparsed[name] for name in sorted(index.unparsed))]
     # Modules whose classes only an import makes: the runtime checker lists
     # their workers (a module:Class target names its class; none is asked for).
-    built = () if wanted else tuple(name for name, module in target_modules.items() if builds_classes(module))
+    built = () if wanted else tuple(name for name, module in target_modules.items() if _may_build(index, module, classes))
     if not classes and not sites and not built:
         specs = ", ".join(t.spec for t in targets)
         raise GateError(
@@ -202,6 +202,20 @@ def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: S
         )
     found = _discovery(roots, index, classes, source_modules, sites, notes)
     return replace(found, runtime_built=built) if built else found
+
+
+def _may_build(index: SourceIndex, module: ModuleSource, classes: Sequence[DiscoveredClass]) -> bool:
+    """Whether ``module``'s import may make workers no class statement shows:
+    it makes classes by a call (:func:`builds_classes`), or it names a
+    worker root (imports ``BaseSpecWorker``, ``TpModelWorker``, a protocol...)
+    yet no class of its own was picked (a ``type(...)`` spelled some other
+    way, a factory imported from elsewhere). The runtime checker imports it
+    and lists what it made; where it made nothing, nothing is reported."""
+    if builds_classes(module):
+        return True
+    if any(c.module == module.name for c in classes):
+        return False
+    return any(index.resolve(module, local) in _ROOTS for local in module.imports)
 
 
 def _named_classes(targets: Sequence[ResolvedTarget]) -> set[tuple[str, str]]:
