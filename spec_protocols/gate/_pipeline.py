@@ -32,7 +32,7 @@ from spec_protocols.gate._contract import (
     resolve_sglang,
 )
 from spec_protocols.gate._contract import ReleaseTerms, release_terms
-from spec_protocols.gate._discovery import discover, require_importing, resolve_target
+from spec_protocols.gate._discovery import discover, require_found, require_importing, resolve_target
 from spec_protocols.gate._harness import CheckInput, prepare
 from spec_protocols.gate._model import (
     Check,
@@ -277,6 +277,7 @@ class _Run:
         self.site_checks.update(Check(s.target, ClassRole.INJECTED.protocol) for s in found.sites)
         classes = {c.dotted: c for c in found.classes}
         checks = sorted({check for o in outcomes for check in o.verdicts})
+        require_found(found, len(checks))
         self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self.seen))
         return notes
 
