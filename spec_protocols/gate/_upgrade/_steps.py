@@ -125,6 +125,15 @@ def _defines(cls: DiscoveredClass | None, member: str) -> bool:
     return any(d.name == member and not d.owner.startswith("sglang.") for d in cls.members)
 
 
+def _removal(sides: Sides, member: str, what: str) -> str:
+    """What to do with ``member`` once ``what`` (B no longer calls it, or looks it up):
+    keep it where B's own ``BaseSpecWorker`` defaults still read it on ``self``."""
+    for default in sides.after.contract.defaults:
+        if any(u.receiver == "self" and u.member == member for u in default.needs):
+            return f"keep it: {sides.b}'s BaseSpecWorker.{default.method} still reads self.{member}"
+    return f"{what}: it may be removed (keep it while the plugin also supports {sides.a}, or if your own code uses it)"
+
+
 def _keeps_defaults(cls: DiscoveredClass | None) -> bool:
     return cls is not None and BASE_SPEC_WORKER in cls.bases and cls.overrides is not None
 
@@ -336,7 +345,7 @@ def _dropped(sides: Sides) -> list[Draft]:
                     StepKind.DROPPED_MEMBER,
                     f"{protocol}.{member}",
                     f"{sides.b} no longer calls it ({sides.a} did, {_member_site(sides.before, protocol, member)})",
-                    f"it may be removed (keep it while the plugin also supports {sides.a}, or if your own code uses it)",
+                    _removal(sides, member, f"{sides.b} no longer calls it"),
                     {protocol: frozenset({member})},
                     concerned=_defining(sides, protocol, member),
                 )
@@ -438,7 +447,7 @@ def _hook(sides: Sides, protocol: str, member: str, old: HookTerm | None, new: H
             StepKind.HOOK,
             subject,
             f"{sides.b} no longer looks it up ({sides.a}: {_hook_words(old)})",
-            f"sglang no longer reads it: it may be removed (keep it while the plugin also supports {sides.a}, or if your own code uses it)",
+            _removal(sides, member, "sglang no longer looks it up"),
             {protocol: frozenset({member})},
             concerned=concerned,
         )
@@ -484,7 +493,11 @@ def _capabilities(sides: Sides) -> list[Draft]:
                 StepKind.HOOK,
                 f"{_SPEC} capability {member}",
                 change,
-                f"a BaseSpecWorker subclass that defines it is held to {new[member]}" if member in new else "it may be removed",
+                (
+                    f"a BaseSpecWorker subclass that defines it is held to {new[member]}"
+                    if member in new
+                    else _removal(sides, member, f"{sides.b} no longer calls it")
+                ),
                 {_SPEC: frozenset({member})},
                 concerned=_defining(sides, _SPEC, member),
             )
