@@ -232,6 +232,11 @@ class Registration:
     #: Keywords a ``functools.partial`` that ``create_worker`` returns binds
     #: around the class: the scheduler's call supplies them through it.
     bound_keywords: tuple[str, ...] = ()
+    #: The dotted name of the function the factory returns, where that
+    #: function builds the class (``return _build`` with ``def _build(*,
+    #: server_args, ...) -> Worker``): the scheduler's
+    #: ``DraftWorkerClass(**draft_worker_kwargs)`` calls it, not the class.
+    builder: str | None = None
 
     def keywords(self) -> dict[str, object]:
         """The registration's keywords as ``ReleaseTerms.branches_for`` reads
