@@ -82,6 +82,9 @@ class ProbeClass:
     capabilities: tuple[str, ...] = ()
     #: and the keywords a ``functools.partial`` that ``create_worker`` returns binds for the constructor.
     bound_keywords: tuple[str, ...] = ()
+    #: The function its registrations build it through (``Registration.builder``,
+    #: "module.function"): the scheduler's constructor call is made of that.
+    builder: str = ""
 
 
 @dataclass(frozen=True, slots=True)

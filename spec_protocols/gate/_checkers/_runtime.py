@@ -52,7 +52,7 @@ from spec_protocols.gate._checkers._probe_channel import (
     request_text,
 )
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, release_terms
-from spec_protocols.gate._harness import CheckInput
+from spec_protocols.gate._harness import CheckInput, built_by
 from spec_protocols.gate._model import (
     Check,
     CheckerCrashed,
@@ -141,6 +141,7 @@ def _item(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeClass
         calls=calls,
         capabilities=registered.capabilities,
         bound_keywords=registered.bound_keywords,
+        builder=built_by(found) or "",
     )
 
 

@@ -199,7 +199,7 @@ def _check(
     if role.members is None:
         return _construction_problems(obj, role, release), None
     is_class = issubclass(type(obj), type)
-    construction, note = _building_problems(obj, role, may_be_abstract, release, is_class, item.bound_keywords)
+    construction, note = _building_problems(obj, role, may_be_abstract, release, is_class, item.bound_keywords, _builder(item))
     spec_worker = role.members == ProtocolName.SPEC_WORKER
     calls: Mapping[str, tuple[CallShape, ...]] = item.calls if spec_worker else {}
     members = _member_problems(obj, role.members, release, is_class, calls)
@@ -250,8 +250,21 @@ def _own_members(protocol: str, base: str) -> set[str]:
     return set(protocol_members(_PROTOCOLS[protocol])) - set(protocol_members(_PROTOCOLS[base]))
 
 
+def _builder(item: ProbeClass) -> object:
+    """The function the class's registrations build it through, as the import left it (``_ABSENT``: none)."""
+    module_name, _, name = item.builder.rpartition(".")
+    module = sys.modules.get(module_name) if module_name else None
+    return _find(module, name) if module is not None else _ABSENT
+
+
 def _building_problems(
-    obj: object, role: RolePolicy, may_be_abstract: bool, release: ProbeRelease, is_class: bool, bound: Sequence[str] = ()
+    obj: object,
+    role: RolePolicy,
+    may_be_abstract: bool,
+    release: ProbeRelease,
+    is_class: bool,
+    bound: Sequence[str] = (),
+    builder: object = _ABSENT,
 ) -> tuple[list[ProbeProblem], str | None]:
     """Whether sglang can build the class in ``role``: concrete (or an
     intentional base the role excuses, with a note), and a constructor that
@@ -273,17 +286,20 @@ def _building_problems(
     keywords = _release_keywords(release, construction)
     if keywords is not None and construction is Construction.SCHEDULER:
         keywords = (*keywords, *(k for k in bound if k not in keywords))
+    # Where the registered factory returns a function that builds the class
+    # (Registration.builder), the scheduler calls that function.
+    called = obj if builder is _ABSENT or construction is not Construction.SCHEDULER else builder
     ctor = (
-        verify_conformance(obj, _PROTOCOLS[construction.factory]).problems
+        verify_conformance(called, _PROTOCOLS[construction.factory]).problems
         if keywords is None
-        else verify_call(obj, keywords, member="__init__")
+        else verify_call(called, keywords, member="__init__")
     )
     if not ctor:
         return built, None
     passed = ", ".join(f"{k}=" for k in (keywords or construction.protocol_keywords()))
     problems = [_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor]
     problems.append(
-        _problem("__init__", f"(the constructor is {describe_target(obj)}{_signature_words(obj)}; sglang calls it with {passed})")
+        _problem("__init__", f"(the constructor is {describe_target(called)}{_signature_words(called)}; sglang calls it with {passed})")
     )
     return problems + built, None
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex
 from spec_protocols.gate._model import Registration
@@ -225,6 +225,30 @@ class _Reader:
         if spec is not None:
             registration, classes = _SpecClass(self, spec).apply(registration, classes)
         self.found.append(Registered(registration, tuple(dict.fromkeys(classes))))
+        for builder, built in self._builders(factory, scopes) if factory is not None and spec is None else ():
+            self.found.append(Registered(replace(registration, builder=builder), (built,)))
+
+    def _builders(
+        self, factory: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scopes: list[_Scope]
+    ) -> Iterator[tuple[str, str]]:
+        """``(builder, class)`` for each module-level function the factory
+        returns that builds a class: ``return _build``, with ``_build``'s
+        returns calling the class (``return Worker(...)``). The scheduler calls
+        what the factory returns with its keywords
+        (scheduler.py: maybe_init_draft_worker), so the function takes that
+        call, and the class is built by the function."""
+        values = [factory.body] if isinstance(factory, ast.Lambda) else [
+            n.value for n in _own_nodes(factory.body) if isinstance(n, ast.Return) and n.value is not None
+        ]
+        for value in values:
+            if not isinstance(value, ast.Name) or value.id not in self.top.functions:
+                continue
+            builder = self.top.functions[value.id]
+            inner = [self.top, _scope_of(self.module, builder.body)]
+            for node in _own_nodes(builder.body):
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+                    for built in self.classes_of(node.value.func, inner):
+                        yield f"{self.module.name}.{builder.name}", built
 
     def _returns(self, factory: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scopes: list[_Scope]) -> list[str]:
         """The classes a factory's returns name."""

@@ -34,6 +34,7 @@ from spec_protocols.gate._harness._environment import (
     stub_source,
 )
 from spec_protocols.gate._harness._lines import Harness, LineKind, LineTag, build_harness
+from spec_protocols.gate._harness._draft_reads import built_by
 from spec_protocols.gate._harness._regions import CONSTRUCTORS, ClassRegions, class_regions
 from spec_protocols.gate._harness._sites import SITE_FUNCTION, SiteShadow, build_shadow, is_canary
 from spec_protocols.gate._model import Discovery
@@ -45,6 +46,7 @@ __all__ = [
     "CONSTRUCTORS",
     "SITE_FUNCTION",
     "ClassRegions",
+    "built_by",
     "CheckInput",
     "Harness",
     "LineKind",

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from spec_protocols.gate._model import DiscoveredClass
 from spec_protocols.gate._source import ParseCache
 
-__all__ = ["built_drafts"]
+__all__ = ["built_by", "built_drafts"]
 
 
 def _keeps_bundle_draft(tree: ast.Module, qualname: str, line: int) -> bool:
@@ -56,3 +56,15 @@ def built_drafts(cls: DiscoveredClass, classes: Sequence[DiscoveredClass], cache
     if parsed is None or not _keeps_bundle_draft(parsed.tree, cls.qualname, cls.line):
         return ()
     return injected
+
+
+def built_by(cls: DiscoveredClass) -> str | None:
+    """The function every registration of ``cls`` builds it through
+    (``Registration.builder``: the factory returns a function that builds the
+    class, and the scheduler's ``DraftWorkerClass(**draft_worker_kwargs)``
+    calls that, scheduler.py: maybe_init_draft_worker); None where a
+    registration hands the scheduler the class itself, or there is none."""
+    builders = {r.builder for r in cls.registrations}
+    if len(builders) != 1:
+        return None
+    return next(iter(builders))

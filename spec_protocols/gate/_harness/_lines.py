@@ -76,7 +76,7 @@ from typing import cast
 
 from spec_protocols._members import ProtocolMember
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, kept_default_needs, release_terms
-from spec_protocols.gate._harness._draft_reads import built_drafts
+from spec_protocols.gate._harness._draft_reads import built_by, built_drafts
 from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
     annotation_names,
@@ -483,7 +483,12 @@ class _ClassLines:
         parameters = f"*, {signature}" if params else ""
         tag = self.tag(LineKind.CONSTRUCTOR, check, "__init__", expected=expected)
         self.emit(f"def _construct_{self.index}_{role.role.value}({parameters}) -> None:", tag)
-        self.emit(f"    {built}{self.ref}({passed})", tag)
+        # Where the registered factory returns a function that builds the class, the scheduler calls that.
+        builder = built_by(self.cls) if construction is Construction.SCHEDULER else None
+        if builder is not None:
+            check_identifier(builder, "function name")
+            self.emit(f"    import {builder.rpartition('.')[0]} as _bld", tag)
+        self.emit(f"    {built}{'_bld.' + builder.rpartition('.')[2] if builder else self.ref}({passed})", tag)
 
     def write_hooks(self, check: Check) -> None:
         """The hooks sglang calls only on a ``BaseSpecWorker`` (behind
