@@ -1,4 +1,4 @@
-"""Which class the draft worker is, where the spec worker keeps what ``build_draft_tp_worker`` built.
+"""What sglang builds and calls: the draft class behind ``self._draft_worker``, the builder behind a registration.
 
 A spec worker that keeps a ``BaseSpecWorker`` default reading its draft
 worker (``weight_update_runners`` reads ``draft_worker.draft_runners``) is
@@ -13,6 +13,9 @@ declared type, would miss every member ``D`` adds. :func:`built_drafts`
 names the classes to read those needs on instead: the classes discovery
 followed from this worker's own injections (``DiscoveredClass.injected_by``),
 when its source keeps a bundle's ``draft_worker`` as ``self._draft_worker``.
+:func:`built_by` names the other half of "what the scheduler builds": the
+function a registered factory returns, where that function builds the class
+(``Registration.builder``): the constructor line is written for it.
 Source only; nothing runs.
 """
 
