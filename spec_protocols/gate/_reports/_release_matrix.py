@@ -155,8 +155,8 @@ def static_only_note(labels: Sequence[str], checkers: Sequence[str]) -> str:
     """What ``*`` after a release means."""
     return (
         f"static only (marked *): {', '.join(labels)}: the {', '.join(checkers)} checker skipped there: --sglang reads "
-        "those releases' source without installing them, and the runtime checker can only import the installed "
-        "sglang; mypy and pyright decided"
+        "a release's source without installing it, and the runtime checker can only import the installed sglang "
+        "(give its tree's path as one --sglang to have it run there); mypy and pyright decided"
     )
 
 

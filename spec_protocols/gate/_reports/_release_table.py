@@ -129,6 +129,11 @@ def _code(text: str) -> str:
     return escape_cell(one_line) if "`" in one_line else "`" + one_line.replace("|", "\\|") + "`"
 
 
+def _label(header: str) -> str:
+    """A column label in markdown: its ``*`` (static only) literal, never emphasis."""
+    return escape_cell(header).replace("*", "\\*")
+
+
 def _markdown_cell(result: Result | None) -> str:
     if result is None:
         return "-"
@@ -156,7 +161,7 @@ def markdown_table(report: ReleasesReport) -> list[str]:
     checks = rows(report)
     names = short_names(c.target for c in checks)
     headers = column_labels(report)
-    lines = ["| Class | Protocol | " + " | ".join(escape_cell(h).replace("*", "\\*") for h in headers) + " |"]
+    lines = ["| Class | Protocol | " + " | ".join(_label(h) for h in headers) + " |"]
     lines.append("|" + "---|" * (len(headers) + 2))
     for check in checks:
         row = [_code(names[check.target]), escape_cell(check.protocol), *(_markdown_cell(r) for r in cells(report, check))]
@@ -203,6 +208,6 @@ def render_releases_markdown(report: ReleasesReport, *, include_timings: bool = 
     lines += ["", "Checked against:", ""]
     for header, run in zip(column_labels(report), report.runs, strict=True):
         described = run.report.sglang.describe() if run.report.sglang is not None else f"--sglang {run.given}"
-        lines.append(f"- {escape_cell(header)}: {escape_cell(described)}")
+        lines.append(f"- {_label(header)}: {escape_cell(described)}")
     lines += [*_markdown_problems(report), *_markdown_notes(report)]
     return "\n".join(lines) + "\n"
