@@ -12,6 +12,8 @@ import json
 
 import pytest
 
+pytest_plugins = ["pytester"]
+
 _FAKE_RELEASES = """
     import json
     from pathlib import Path
