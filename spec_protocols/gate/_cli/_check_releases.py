@@ -54,9 +54,11 @@ def run_release_matrix(args: argparse.Namespace, checkers: Sequence[Checker], ba
     for entry in unused:
         say(unused_entry_line(entry))
     if report.reused:
+        where = [label for label, run in zip(report.labels, report.runs, strict=True) if run.report.reused]
+        on = "every release" if len(where) == len(report.runs) else f"sglang {', '.join(where)}"
         say(
-            f"{', '.join(report.reused)}: verdicts reused from the cache for some release (nothing they read "
-            "changed; --no-cache runs them)"
+            f"{', '.join(report.reused)}: verdicts reused from the cache on {on} (nothing they read changed; "
+            "--no-cache runs them)"
         )
     return 0 if report.ok and not unused else 1
 
