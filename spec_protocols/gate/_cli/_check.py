@@ -54,8 +54,8 @@ which sglang release (see also `spec-protocols contract --help`):
                      cache once, never installed; mypy and pyright only
   --sglang PATH      the source tree at PATH (a folder holding sglang/)
   --sglang A --sglang B ...
-                     each release (or tree) in one run, side by side (one
-                     thread per CPU): one report, a class x release table
+                     each release (or tree) in one run, side by side where
+                     the CPUs allow: one report, a class x release table
                      (text, markdown: the verdict, and the member a check
                      fails on; * marks a release read from source only, where
                      the runtime checker, which imports only the installed
