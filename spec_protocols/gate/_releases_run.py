@@ -6,10 +6,15 @@ release's own terms exactly as a run with that one ``--sglang`` would be,
 gathered into one :class:`~spec_protocols.gate._reports._release_matrix.ReleasesReport`.
 
 The releases run side by side, on threads: a run spends most of its time
-waiting on its checkers' processes (mypy, pyright, the runtime probe), which
-run in parallel whatever the threads do, so ``min(releases, os.cpu_count())``
+waiting on its checkers' processes (mypy, pyright, the runtime probe), so
 threads keep the machine busy without the start-up and pickling of a process
-pool (and with the checker objects a caller passed, fakes included). The
+pool (and with the checker objects a caller passed, fakes included). Each
+release already runs its checkers in parallel, so as many releases run at
+once as the CPUs hold their checkers (:func:`release_jobs`: two CPUs and
+mypy with pyright make one at a time; sixteen make eight). Measured on two
+shared cores (five releases, docs/releases.md's example plugin), two or five
+at once were no faster than one and five were slower: the work is CPU-bound
+and one release's two checkers already fill both. The
 verdict cache is the one every run shares: each release's entries are keyed
 by its own source, as a single run keys them, so a release checked before is
 answered from the cache, and two releases never share an entry.
@@ -51,9 +56,11 @@ def _identity(value: str) -> str:
     return f"path:{path.resolve()}" if path.exists() else f"release:{value.strip()}"
 
 
-def release_jobs(count: int, jobs: int | None = None) -> int:
-    """How many releases run at once: ``jobs`` when given, else one per CPU, never more than there are releases."""
-    wanted = jobs if jobs is not None else os.cpu_count() or 1
+def release_jobs(count: int, jobs: int | None = None, *, checkers: int = 1) -> int:
+    """How many of ``count`` releases run at once: ``jobs`` when given, else as
+    many as the CPUs hold when each release runs its ``checkers`` in parallel
+    (at least one; never more than there are releases)."""
+    wanted = jobs if jobs is not None else (os.cpu_count() or 1) // max(1, checkers)
     return max(1, min(count, wanted))
 
 
@@ -89,7 +96,8 @@ def run_releases(
             cache=cache,
         )
 
-    with ThreadPoolExecutor(max_workers=release_jobs(len(given), jobs), thread_name_prefix="sglang-release") as pool:
+    workers = release_jobs(len(given), jobs, checkers=len({c.name for c in checkers}))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sglang-release") as pool:
         futures: list[Future[GateReport]] = [pool.submit(one, release) for release in given]
         reports = [_outcome(future, futures) for future in futures]
     runs = tuple(ReleaseRun(release, report) for release, report in zip(given, reports, strict=True))

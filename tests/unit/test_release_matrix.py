@@ -196,11 +196,16 @@ def test_a_release_given_twice_is_refused(tmp_path: Path) -> None:
         distinct_releases([str(tmp_path / "tree"), f"{tmp_path}/./tree"])
 
 
-def test_releases_run_one_per_cpu_never_more_than_there_are() -> None:
+def test_as_many_releases_run_at_once_as_the_cpus_hold_their_checkers(monkeypatch: pytest.MonkeyPatch) -> None:
     assert release_jobs(5, 2) == 2
     assert release_jobs(1, 8) == 1
     assert release_jobs(3, 0) == 1
-    assert 1 <= release_jobs(5) <= 5
+    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    assert release_jobs(5, checkers=2) == 5
+    assert release_jobs(10, checkers=2) == 8
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert release_jobs(5, checkers=2) == 1  # two CPUs, mypy and pyright: one release at a time
+    assert release_jobs(5, checkers=1) == 2
 
 
 def test_the_releases_run_side_by_side_and_report_in_the_order_given(monkeypatch: pytest.MonkeyPatch) -> None:
