@@ -136,6 +136,29 @@ def watch_set(report: GateReport, sglang: str | None, baseline: Path | None) -> 
     return WatchSet(frozenset(local), frozenset(folders), frozenset(slow))
 
 
+def _targets_only(args: argparse.Namespace) -> WatchSet:
+    """What the first round will read of the targets, before it runs (its
+    state then is what a change after it is measured against)."""
+    from spec_protocols.gate._discovery import resolve_target
+
+    files: set[Path] = set()
+    folders: set[Path] = set()
+    for spec in args.targets:
+        try:
+            target = resolve_target(spec, [])
+        except (GateError, OSError, SyntaxError):
+            continue
+        files.update(target.modules.values())
+        folders.update(f.parent for f in target.modules.values() if f.name == "__init__.py")
+    return WatchSet(frozenset(files), frozenset(folders))
+
+
+def _covers(watched: WatchSet, path: Path) -> bool:
+    """Whether ``path`` is one ``watched`` names or lists."""
+    folders = (*watched.folders, *watched.slow_folders)
+    return path in watched.files or any(path.is_relative_to(folder) for folder in folders)
+
+
 @contextmanager
 def _signals() -> Generator[None]:
     """SIGTERM raises :class:`_Terminated` in the main thread while the watch runs."""
@@ -195,13 +218,21 @@ class _Session:
             _say(unused_entry_line(entry))
         return report
 
-    def refresh(self, report: GateReport) -> None:
-        """What to watch after ``report``, and its state now."""
+    def refresh(self, report: GateReport, before: Snapshot) -> None:
+        """What to watch after ``report``, and its state as the round read it.
+
+        A path already in ``before`` (taken before the round ran) keeps that
+        state, so that an edit made while the round ran, or in the moment
+        after its report, is a change for the next round; only a path the
+        round brought into the watch is taken as it is now."""
         try:
             self.watched = watch_set(report, _sglang(self.args), self.args.baseline)
         except (GateError, OSError, SyntaxError):
             pass  # keep watching what the last good round read
-        self.state = snapshot(self.watched)
+        now = snapshot(self.watched)
+        state = {p: before.get(p, stat) for p, stat in now.items()}
+        state.update({p: stat for p, stat in before.items() if p not in now and _covers(self.watched, p)})
+        self.state = state
         _say(f"watching {len(self.watched.files)} files for changes (Ctrl-C ends)")
 
     def checked(self) -> GateReport:
@@ -226,7 +257,8 @@ class _Session:
         return result
 
     def run(self) -> int:
-        self.refresh(self.checked())  # bad input here is one line and exit 2, as in one-shot mode
+        before = snapshot(_targets_only(self.args))
+        self.refresh(self.checked(), before)  # bad input here is one line and exit 2, as in one-shot mode
         while True:
             change = wait_for_change(self.watched, self.state)
             if change is None:
@@ -238,7 +270,7 @@ class _Session:
             except GateError as error:
                 self._bad_round(error)
                 continue
-            self.refresh(report)
+            self.refresh(report, self.state)
 
     def _bad_round(self, error: GateError) -> None:
         """A round that met bad input: its one line, where the report would be
