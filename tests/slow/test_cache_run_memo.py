@@ -21,6 +21,7 @@ from spec_protocols.gate._cache import _fingerprint, _runs
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import Check, CheckerOutcome, GateReport, Problem, Verdict
 from spec_protocols.gate._pipeline import run_gate
+from spec_protocols.gate._reports import render
 
 from tests._verdict_cache_support import (  # noqa: F401  (cache_on, shared_cache, stages: fixtures)
     Stages,
@@ -107,6 +108,9 @@ def test_an_unchanged_run_is_recalled_without_any_stage(
     assert second.reused == ("by-text",) and _verdicts(second) == {Verdict.PASS}
     assert stable(second) == stable(first)
     assert "by-text (cached)" in second.timings
+    uncached = run_gate([str(plugin)], checkers=[checker], cache=False)
+    for fmt in ("json", "text", "junit", "markdown", "github"):
+        assert render(second, fmt, include_timings=False) == render(uncached, fmt, include_timings=False), fmt
 
 
 def test_an_edit_keeping_size_and_mtime_turns_the_pass_into_a_fail(settled: None, cache_on: Path, plugin: Path) -> None:
