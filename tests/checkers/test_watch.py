@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from spec_protocols.gate._watch._processes import descendants
+from spec_protocols.gate._watch._processes import descendants, naming
 from tests._paths import REPO_ROOT
 
 EXAMPLE = REPO_ROOT / "examples" / "sglang_plugin_example" / "spec_example_plugin"
@@ -204,7 +204,7 @@ def test_each_round_equals_a_one_shot_run_and_sigterm_leaves_nothing(plugin: Pat
         status = watch.stopped(signal.SIGTERM)
     assert status == 0, "".join(watch.err)[-2000:]
     time.sleep(1.0)
-    left = [pid for pid in [*children, *daemons] if _alive(pid)]
+    left = [pid for pid in [*children, *daemons, *naming(str(Path(env["SPEC_PROTOCOLS_CACHE_DIR"]) / "runs"))] if _alive(pid)]
     assert not left, f"processes left after SIGTERM: {left}"
     assert not any("Traceback" in l for l in watch.err), "".join(watch.err)
 
@@ -262,4 +262,6 @@ def test_with_the_runtime_checker_a_round_equals_one_shot_and_sigterm_mid_round_
     assert status == 0, "".join(watch.err)[-2000:]
     time.sleep(1.0)
     assert not [pid for pid in [*children, *daemons] if _alive(pid)]
+    # nor any process started later in the round (a daemon being restarted), by its folder
+    assert not [pid for pid in naming(str(Path(env["SPEC_PROTOCOLS_CACHE_DIR"]) / "runs")) if _alive(pid)]
     assert not any("Traceback" in l for l in watch.err), "".join(watch.err)

@@ -43,7 +43,7 @@ from spec_protocols.gate._model import CheckerName, GateError, GateReport
 from spec_protocols.gate._paths import cache_dir, in_installation
 from spec_protocols.gate._watch._changes import Snapshot, WatchSet, snapshot, wait_for_change
 from spec_protocols.gate._watch._persistent import STOPPING, PersistentChecker
-from spec_protocols.gate._watch._processes import end_children
+from spec_protocols.gate._watch._processes import end_children, end_naming
 
 if TYPE_CHECKING:
     from spec_protocols.gate._baseline import BaselineEntry
@@ -302,6 +302,7 @@ class _Session:
             if isinstance(checker, PersistentChecker):
                 checker.close()
         end_children()
+        end_naming(str(self.root))  # a daemon that detached before it said its pid
         shutil.rmtree(self.root, ignore_errors=True)
 
 

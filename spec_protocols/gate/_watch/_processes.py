@@ -4,7 +4,10 @@ A watch ended in the middle of a round leaves checker processes running (a
 runtime probe importing sglang, a one-shot pyright): they are found by
 walking ``/proc`` from this process down (Linux; elsewhere nothing is found
 and the checkers' own timeouts end them), sent SIGTERM, and after a moment
-SIGKILL. Only this process's own descendants are touched.
+SIGKILL. Only this process's own descendants are touched, and the
+processes whose command line names the watch's private folder
+(:func:`end_naming`): mypy's daemon detaches from the gate, and one that a
+round was starting as the watch ended never wrote its status file.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import signal
 import time
 from pathlib import Path
 
-__all__ = ["descendants", "end_children"]
+__all__ = ["descendants", "end_children", "end_naming", "naming"]
 
 
 def _parents() -> dict[int, int]:
@@ -73,3 +76,38 @@ def end_children(*, grace: float = 2.0) -> None:
             return
         time.sleep(0.05)
     _signal(descendants(), signal.SIGKILL)
+
+
+def naming(marker: str) -> list[int]:
+    """This user's processes (this one aside) whose command line holds ``marker``."""
+    found: list[int] = []
+    uid = os.getuid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        folder = Path("/proc", entry)
+        try:
+            if folder.stat().st_uid != uid:
+                continue
+            cmdline = (folder / "cmdline").read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(int(entry))
+    return found
+
+
+def end_naming(marker: str, *, grace: float = 2.0) -> None:
+    """SIGTERM to every process :func:`naming` ``marker``, SIGKILL to those left after ``grace``."""
+    pids = naming(marker)
+    if not pids:
+        return
+    _signal(pids, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and naming(marker):
+        time.sleep(0.05)
+    _signal(naming(marker), signal.SIGKILL)
