@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
@@ -67,7 +67,7 @@ from spec_protocols.gate._model import (
 )
 from spec_protocols.gate._roles import registered_terms, role_policies
 
-__all__ = ["RUNTIME", "RuntimeChecker", "run_runtime"]
+__all__ = ["RUNTIME", "Launch", "RuntimeChecker", "run_runtime"]
 
 NAME = CheckerName.RUNTIME
 
@@ -78,6 +78,13 @@ SITE_NOTE = "an expression, not a class: the static checkers judge it where it i
 # have written megabytes to it).
 _STDERR_TAIL = 8192
 
+#: How a probe is started in place of a fresh ``python -m ..._runtime_probe``
+#: (the watch mode's pre-started process, ``gate._watch._warm_probe``): given
+#: the request's bytes, the file its stderr must end up in and the seconds
+#: left, it returns the probe's exit status (``subprocess.TimeoutExpired``
+#: past them). Used for the first probe of a run only.
+Launch = Callable[[bytes, Path, float], int]
+
 
 def run_runtime(
     classes: Sequence[DiscoveredClass],
@@ -87,6 +94,7 @@ def run_runtime(
     sites: Sequence[InjectionSite] = (),
     terms: ReleaseTerms | None = None,
     scan_modules: Sequence[str] = (),
+    launch: Launch | None = None,
 ) -> CheckerOutcome:
     """Import the classes' modules in a probe process and check every class.
 
@@ -97,7 +105,8 @@ def run_runtime(
     (default: the newest supported release's protocols). ``scan_modules``:
     modules whose classes only the import makes (``Discovery.runtime_built``);
     each is imported and the worker classes found there are checked, as a
-    module of a listed class is scanned.
+    module of a listed class is scanned. ``launch``: how the first probe is
+    started (default: a fresh subprocess, as every later one).
     """
     terms = terms if terms is not None else release_terms(None)
     start = time.perf_counter()
@@ -113,7 +122,9 @@ def run_runtime(
     items += _scan_items(scan_modules, {c.module for c in classes}, len(items))
     died = False
     if items:
-        results, died = _run_probes(items, search_roots, timeout, deadline=start + timeout, release=_release(terms))
+        results, died = _run_probes(
+            items, search_roots, timeout, deadline=start + timeout, release=_release(terms), launch=launch
+        )
         for result in results:
             check = Check(result.target, result.protocol)
             verdicts[check] = result.verdict
@@ -194,7 +205,13 @@ class _Run:
 
 
 def _run_probes(
-    items: list[ProbeClass], search_roots: Sequence[Path], timeout: float, *, deadline: float, release: ProbeRelease
+    items: list[ProbeClass],
+    search_roots: Sequence[Path],
+    timeout: float,
+    *,
+    deadline: float,
+    release: ProbeRelease,
+    launch: Launch | None = None,
 ) -> tuple[list[ProbeResult], bool]:
     """Every result, in request order, probing again after each death; and whether a probe died.
 
@@ -208,7 +225,8 @@ def _run_probes(
     # mkdtemp: mode 0700, a name no one else can predict or take.
     with tempfile.TemporaryDirectory(prefix="spec-protocols-runtime-") as private:
         for attempt in range(len(items)):
-            run = _probe(pending, search_roots, Path(private), attempt, timeout, deadline, release)
+            first = launch if attempt == 0 else None
+            run = _probe(pending, search_roots, Path(private), attempt, timeout, deadline, release, first)
             settled.update(run.settled)
             if run.finished:
                 break
@@ -255,6 +273,7 @@ def _probe(
     timeout: float,
     deadline: float,
     release: ProbeRelease,
+    launch: Launch | None = None,
 ) -> _Run:
     result_file = private / f"result-{attempt}.json"
     progress_file = private / f"progress-{attempt}.jsonl"
@@ -267,17 +286,10 @@ def _probe(
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             raise subprocess.TimeoutExpired("runtime_probe", timeout)
-        # stderr to a file, not a pipe: a process the target spawns may hold
-        # a pipe open long after the probe is gone, and nobody reads stdout.
-        with stderr_file.open("wb") as stderr:
-            returncode = subprocess.run(
-                [sys.executable, "-m", "spec_protocols.gate._checkers._runtime_probe"],
-                input=request_text(request),
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                timeout=remaining,
-                check=False,
-            ).returncode
+        if launch is not None:
+            returncode = launch(request_text(request), stderr_file, remaining)
+        else:
+            returncode = _fresh_probe(request, stderr_file, remaining)
     except subprocess.TimeoutExpired:
         _, last, _ = _read_progress(progress_file)
         where = "starting"
@@ -293,6 +305,21 @@ def _probe(
     tail = _stderr_tail(stderr_file)
     crash_line = error if error is not None else _last_line(tail)
     return _Run(False, settled, last, returncode, crash_line, failed=error is not None, output=tail)
+
+
+def _fresh_probe(request: ProbeRequest, stderr_file: Path, remaining: float) -> int:
+    """A probe in a fresh subprocess: its exit status."""
+    # stderr to a file, not a pipe: a process the target spawns may hold
+    # a pipe open long after the probe is gone, and nobody reads stdout.
+    with stderr_file.open("wb") as stderr:
+        return subprocess.run(
+            [sys.executable, "-m", "spec_protocols.gate._checkers._runtime_probe"],
+            input=request_text(request),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            timeout=remaining,
+            check=False,
+        ).returncode
 
 
 def _read_progress(path: Path) -> tuple[dict[int, tuple[ProbeResult, ...]], Importing | Checking | None, str | None]:
@@ -356,12 +383,20 @@ class RuntimeChecker:
         return _version()
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
-        found = check_input.discovery
+        return self.run_with(check_input, None)
+
+    def probe_roots(self, check_input: CheckInput) -> list[Path]:
+        """The folders the probe imports the target from."""
         # The target is imported as it would be served: with the installed
         # sglang. A source tree the static checkers read (a release fetched
         # because none is installed) is not put on its path: its compiled
         # kernels are not in it.
-        roots = [root for root in found.search_roots if root != check_input.sglang_root]
+        return [root for root in check_input.discovery.search_roots if root != check_input.sglang_root]
+
+    def run_with(self, check_input: CheckInput, launch: Launch | None) -> CheckerOutcome:
+        """:meth:`run`, its first probe started by ``launch`` (``None``: a fresh subprocess)."""
+        found = check_input.discovery
+        roots = self.probe_roots(check_input)
         return run_runtime(
             found.classes,
             roots,
@@ -369,6 +404,7 @@ class RuntimeChecker:
             sites=found.sites,
             terms=check_input.terms,
             scan_modules=found.runtime_built,
+            launch=launch,
         )
 
 
