@@ -7,8 +7,10 @@ between rounds:
 
 * mypy and pyright stay warm (:mod:`._persistent`: the mypy daemon and
   pyright's language server, reading the configuration a one-shot run
-  writes); the runtime checker runs as in one-shot mode, in a fresh probe
-  process each round (an import cannot be undone in a process);
+  writes); the runtime checker's probe for the next round is started in
+  advance, sglang already imported, when nothing could make that differ
+  from a fresh probe (:mod:`._warm_probe`); a process serves one round
+  (an import cannot be undone in a process);
 * the contract and each discovery come from the verdict cache, keyed on the
   content of what they read, so an edit to a plugin reads sglang's source
   again only if sglang changed; with ``--no-cache`` each round reads them
@@ -84,9 +86,12 @@ def _sglang(args: argparse.Namespace) -> str | None:
 
 
 def _warm(checkers: Sequence[Checker], root: Path) -> list[Checker]:
-    """The checkers of a watch: mypy and pyright kept warm, any other as it is."""
+    """The checkers of a watch: mypy and pyright kept warm, the runtime
+    checker's next probe started in advance, any other as it is."""
+    from spec_protocols.gate._checkers._runtime import RuntimeChecker
     from spec_protocols.gate._watch._mypy_daemon import MypyDaemon
     from spec_protocols.gate._watch._pyright_server import PyrightServer
+    from spec_protocols.gate._watch._warm_probe import WarmRuntime
 
     warm: list[Checker] = []
     for checker in checkers:
@@ -94,6 +99,10 @@ def _warm(checkers: Sequence[Checker], root: Path) -> list[Checker]:
             warm.append(PersistentChecker(checker, MypyDaemon, root))
         elif checker.name == CheckerName.PYRIGHT and checker.reads_harness:
             warm.append(PersistentChecker(checker, PyrightServer, root))
+        elif isinstance(checker, RuntimeChecker):
+            runtime = WarmRuntime(root, checker)
+            runtime.prepare()
+            warm.append(runtime)
         else:
             warm.append(checker)
     return warm
@@ -287,9 +296,7 @@ class _Session:
     def close(self) -> None:
         """Stop the warm checkers, end every process the round left, remove the folder."""
         STOPPING.set()
-        for checker in self.checkers:
-            if isinstance(checker, PersistentChecker):
-                checker.close()
+        self._close_checkers()
         # A round cut short may start another probe as one ends: ended until it stops.
         worker = self.worker
         deadline = time.monotonic() + 60
@@ -298,12 +305,17 @@ class _Session:
             if worker is None or not worker.is_alive() or time.monotonic() > deadline:
                 break
             worker.join(0.2)
-        for checker in self.checkers:  # a server started by the round's last moments
-            if isinstance(checker, PersistentChecker):
-                checker.close()
+        self._close_checkers()  # a server started by the round's last moments
         end_children()
         end_naming(str(self.root))  # a daemon that detached before it said its pid
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def _close_checkers(self) -> None:
+        from spec_protocols.gate._watch._warm_probe import WarmRuntime
+
+        for checker in self.checkers:
+            if isinstance(checker, (PersistentChecker, WarmRuntime)):
+                checker.close()
 
 
 def _short(path: Path) -> str:
