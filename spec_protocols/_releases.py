@@ -48,6 +48,7 @@ __all__ = [
     "pinned_release",
     "release_key",
     "version_order",
+    "STUBS_RELEASE",
 ]
 
 #: The sglang releases the protocols describe, oldest first: every release
@@ -55,6 +56,13 @@ __all__ = [
 SUPPORTED_RELEASES: Final = ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
 OLDEST: Final = SUPPORTED_RELEASES[0]
 NEWEST: Final = SUPPORTED_RELEASES[-1]
+
+#: The release the sglang stubs (stubs/sglang, the sglang-stubs wheel) are
+#: written for and verified against with stubtest. A check against another
+#: release reads that release's own source for the modules the stubs cover:
+#: a stub of 0.5.23's ``build_draft_tp_worker`` (no ``ps``) would fail a
+#: correct 0.5.20 worker that passes ``ps=`` as 0.5.20 asks.
+STUBS_RELEASE: Final = "0.5.23"
 
 #: The oldest release whose construction of a plugin's spec worker the gate
 #: reads (the contract extractor finds the call and its keywords), measured by

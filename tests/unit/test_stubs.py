@@ -54,3 +54,13 @@ def test_every_stub_module_is_verified() -> None:
 
 def test_py_typed_marks_the_stubs_partial() -> None:
     assert (STUBS / "sglang" / "py.typed").read_text() == "partial\n"
+
+
+def test_the_stubs_release_is_the_stub_distributions_version() -> None:
+    # The gate trusts the stubs only for this release (gate/_harness: _unstubbed).
+    import tomllib
+
+    from spec_protocols._releases import STUBS_RELEASE
+
+    version = tomllib.loads((STUBS / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert version.rpartition(".")[0] == STUBS_RELEASE

@@ -17,6 +17,7 @@ exports, never its modules.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import tempfile
 from collections.abc import Generator, Mapping
@@ -24,12 +25,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spec_protocols._releases import STUBS_RELEASE
 from spec_protocols.gate._contract import ReleaseTerms, release_terms
 from spec_protocols.gate._harness._environment import (
     installed_packages,
     library_root,
     mypy_view,
     static_view,
+    stub_modules,
     stub_overlay,
     stub_source,
 )
@@ -39,7 +42,7 @@ from spec_protocols.gate._harness._regions import CONSTRUCTORS, ClassRegions, cl
 from spec_protocols.gate._harness._sites import SITE_FUNCTION, SiteShadow, build_shadow, is_canary
 from spec_protocols.gate._model import Discovery
 from spec_protocols.gate._paths import cache_dir, search_path
-from spec_protocols.gate._source import find_module_file
+from spec_protocols.gate._source import find_module_file, parse_file
 from spec_protocols.gate._roles import Construction
 
 __all__ = [
@@ -75,7 +78,9 @@ class StaticInput:
     workdir: Path
     #: The stub overlay: mypy_path's first entry, pyright's stubPath.
     overlay: Path
-    #: The stub modules the overlay holds (mypy reads them).
+    #: The stubbed sglang modules mypy follows (never skips to Any): the
+    #: overlay's stubs, and, against a release other than the stubs' own, the
+    #: same modules read from that release's source.
     stubbed: frozenset[str]
     #: Shadows of the modules holding injection sites, if any.
     shadow: SiteShadow | None
@@ -134,6 +139,44 @@ def _skippable(found: Discovery) -> list[str]:
     return [n for n in names if n not in found.source_modules and find_module_file(n, path, packages) is not None]
 
 
+def _unstubbed(found: Discovery, terms: ReleaseTerms) -> set[str]:
+    """The sglang modules the checkers read from the release's own source, not the stubs.
+
+    Always the modules discovery put under check (they define a checked class
+    or one of its bases). Against a release other than the stubs' own
+    (:data:`~spec_protocols._releases.STUBS_RELEASE`) also the stubbed modules
+    the code under check imports: the stubs say what 0.5.23 declares, and
+    the plugin's calls are held to its release's functions (0.5.20's
+    ``build_draft_tp_worker`` takes ``ps``; 0.5.23's does not). The modules
+    only the harness imports keep their stubs: they give the protocols'
+    vocabulary (``BaseTokenToKVPoolAllocator`` and the like), which other
+    releases define elsewhere."""
+    unstubbed = set(found.source_modules)
+    if terms.release is not None and terms.release != STUBS_RELEASE:
+        unstubbed.update(set(stub_modules()) & _sglang_imports_of_plugin(found))
+    return unstubbed
+
+
+def _sglang_imports_of_plugin(found: Discovery) -> set[str]:
+    """The sglang modules the plugin's own modules (not sglang's) import by
+    an absolute import; ``from a.b import c`` counts ``a.b`` and ``a.b.c``."""
+    names: set[str] = set()
+    for module, file in found.source_modules.items():
+        if module.partition(".")[0] == "sglang":
+            continue
+        try:
+            tree = parse_file(file).tree
+        except (OSError, SyntaxError, ValueError):
+            continue  # discovery already said what it could not read
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {n for n in names if n.partition(".")[0] == "sglang"}
+
+
 @contextmanager
 def prepare(
     found: Discovery, *, timeout: float, static: bool, terms: ReleaseTerms | None = None, sglang_root: Path | None = None
@@ -154,7 +197,12 @@ def prepare(
     for site in found.sites:
         site_modules.setdefault(site.module, []).append(site.target)
     harness = build_harness(found.classes, site_modules=site_modules, terms=terms)
-    overlay, stubbed = stub_overlay(found.source_modules, skip=_skippable(found), search=search_path(found.search_roots))
+    unstubbed = _unstubbed(found, terms)
+    overlay, stubbed = stub_overlay(unstubbed, skip=_skippable(found), search=search_path(found.search_roots))
+    # A module read from the release's own source rather than its stub is
+    # still followed (for mypy: never skipped to Any, which would pass a
+    # need on TpModelWorker vacuously).
+    followed = stubbed | frozenset(unstubbed - set(found.source_modules))
     base = cache_dir() / "runs"
     base.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
@@ -166,7 +214,7 @@ def prepare(
             harness_file,
             workdir,
             overlay,
-            stubbed,
+            followed,
             shadow,
             installed_packages(found.source_modules),
             class_modules(found),
