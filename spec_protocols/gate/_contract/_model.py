@@ -85,6 +85,11 @@ class Use:
     keywords: tuple[str, ...] = ()
     #: Keywords passed only under a condition (a conditionally built **kwargs).
     conditional_keywords: tuple[str, ...] = ()
+    #: The keywords (of :attr:`keywords` and :attr:`conditional_keywords`) whose
+    #: argument is statically certain not to be None: ``on_publish=`` on the
+    #: overlap branch, a ``functools.partial(...)`` (managers/scheduler.py
+    #: ``Scheduler.run_batch``). Not published in the contract's JSON.
+    never_none: tuple[str, ...] = ()
     #: Why it is not ``required``: the guard's source text, in words.
     reason: str = ""
     #: :data:`OVERLAP` / :data:`SYNCHRONOUS`: the use is made only on that

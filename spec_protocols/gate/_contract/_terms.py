@@ -107,6 +107,12 @@ class CallShape:
     keywords: tuple[str, ...]
     #: Keywords only some calls pass (or only under a condition), in the order first met.
     optional_keywords: tuple[str, ...] = ()
+    #: Of those, the keywords every call that passes them passes a value
+    #: statically certain not to be None (``on_publish=partial(...)``, the
+    #: overlap branch of managers/scheduler.py ``Scheduler.run_batch``): the
+    #: harness types them as the protocol does less ``None``. Any other keyword
+    #: keeps the protocol's annotation, ``None`` included.
+    never_none: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +307,10 @@ def _shape(uses: list[Use], release: str | None, member: str) -> CallShape:
         seen.extend(k for k in passed if k not in seen)
     always = tuple(every or ())
     counts = [use.positional for use in uses]
-    return CallShape((min(counts), max(counts)), always, tuple(k for k in seen if k not in always))
+    certain = tuple(
+        k for k in seen if all(k in use.never_none for use in uses if k in (*use.keywords, *use.conditional_keywords))
+    )
+    return CallShape((min(counts), max(counts)), always, tuple(k for k in seen if k not in always), certain)
 
 
 def call_shapes(contract: Contract, members: Mapping[str, tuple[str, ...]], hooks: Mapping[str, str]) -> dict[str, dict[str, CallShape]]:

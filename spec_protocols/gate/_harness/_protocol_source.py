@@ -19,6 +19,7 @@ from functools import cache
 
 from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
 from spec_protocols.gate._contract import CallShape, HookTerm, ReleaseTerms
+from spec_protocols.gate._harness._keyword_types import capability_annotations, without_none
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._signatures import describe_function
 
@@ -129,8 +130,12 @@ def as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
     :attr:`ReleaseTerms.call_shapes`): the positionals it passes, positional
     only (those not every call passes take a default), and the keywords it
     passes (required where every call passes them), each annotated as the
-    protocol annotates it, ``Any`` where the protocol has no such parameter.
-    The return type is the protocol's.
+    protocol annotates it (or, failing that, the capability protocol that
+    declares it on the member: ``pp_proxy_tensors``), ``Any`` where none has
+    such a parameter, less ``None`` where every call passes a value certain
+    not to be None (:attr:`CallShape.never_none`: ``on_publish=partial(...)``;
+    see :mod:`~spec_protocols.gate._harness._keyword_types`). The return
+    type is the protocol's.
 
     0.5.5 calls ``forward_batch_generation(batch)``: a worker written for it
     need not take 0.5.23's ``on_publish=``; 0.5.12 calls
@@ -140,7 +145,7 @@ def as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     this, rest = positional[0], positional[1:]
-    known = {a.arg: a.annotation for a in (*rest, *args.kwonlyargs)}
+    known = {**capability_annotations(member.name), **{a.arg: a.annotation for a in (*rest, *args.kwonlyargs)}}
     fewest, most = shape.positional
     passed = [rest[i] if i < len(rest) else ast.arg(arg=f"_arg{i}", annotation=ast.Name(id="Any")) for i in range(most)]
     # Positional only, as the release passes them (a worker may name them
@@ -150,7 +155,9 @@ def as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
     names = (*shape.keywords, *shape.optional_keywords)
     for name in names:
         check_identifier(name, "keyword")
-    args.kwonlyargs = [ast.arg(arg=k, annotation=copy.deepcopy(known.get(k)) or ast.Name(id="Any")) for k in names]
+    # A keyword the call site never passes None (on_publish=partial(...)) asks only for the rest.
+    typed = {k: without_none(a) if k in shape.never_none and a is not None else a for k, a in known.items()}
+    args.kwonlyargs = [ast.arg(arg=k, annotation=copy.deepcopy(typed.get(k)) or ast.Name(id="Any")) for k in names]
     args.kw_defaults = [None if k in shape.keywords else ast.Constant(value=Ellipsis) for k in names]
     args.vararg = None
     args.kwarg = None

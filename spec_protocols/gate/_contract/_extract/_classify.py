@@ -68,6 +68,8 @@ class Raw:
     positional: int = 0
     keywords: tuple[str, ...] = ()
     conditional_keywords: tuple[str, ...] = ()
+    #: The keywords whose value is certain not to be None (``on_publish=partial(...)``).
+    never_none: tuple[str, ...] = ()
     #: The class (or module-level function) the use is in: validations cover it.
     owner: str = ""
 
@@ -164,6 +166,7 @@ def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
                 positional=item.positional,
                 keywords=item.keywords,
                 conditional_keywords=item.conditional_keywords,
+                never_none=item.never_none,
                 reason=reason,
                 branch=branch_of(item.facts),
             )

@@ -167,7 +167,7 @@ class Walker:
         if isinstance(node, ast.Assign):
             self._expr(node.value, scope, facts)
             for target in node.targets:
-                self._target(target, scope, facts)
+                self._target(target, scope, facts, node.value)
             self.dicts.assigned(node.targets, node.value, scope, facts)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
@@ -178,7 +178,8 @@ class Walker:
             self._expr(node.value, scope, facts)
             self._target(node.target, scope, facts)
 
-    def _target(self, target: ast.expr, scope: Scope, facts: Facts) -> None:
+    def _target(self, target: ast.expr, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
+        """``value``: what is assigned to ``target`` itself (``d["k"] = value``), when known."""
         if isinstance(target, ast.Attribute):
             held = receiver(target.value, scope)
             if held is not None:
@@ -194,7 +195,7 @@ class Walker:
             self._expr(target.slice, scope, facts)
             key = string(target.slice)
             if isinstance(target.value, ast.Name) and key is not None:
-                self.dicts.add(scope, target.value.id, key, facts)
+                self.dicts.add(scope, target.value.id, key, facts, value)
 
     # ---------------------------------------------------------------- expressions
 
@@ -269,7 +270,11 @@ class Walker:
         if held is None:
             return False
         positional, keywords, conditional = self.dicts.call_shape(node, scope, facts)
-        self._use(func.attr, held, "call", func, scope, facts, positional=positional, keywords=keywords, conditional=conditional)
+        never = tuple(k for k in self.dicts.never_none(node, scope) if k in (*keywords, *conditional))
+        self._use(
+            func.attr, held, "call", func, scope, facts,
+            positional=positional, keywords=keywords, conditional=conditional, never_none=never,
+        )
         self._expr(func.value, scope, facts)
         return True
 
@@ -286,6 +291,7 @@ class Walker:
         positional: int = 0,
         keywords: tuple[str, ...] = (),
         conditional: tuple[str, ...] = (),
+        never_none: tuple[str, ...] = (),
     ) -> None:
         self.raw.append(
             Raw(
@@ -299,6 +305,7 @@ class Walker:
                 positional=positional,
                 keywords=keywords,
                 conditional_keywords=conditional,
+                never_none=never_none,
                 owner=scope.owner,
             )
         )
