@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import sys
 import types
 from typing import Any
 
@@ -222,9 +223,16 @@ def test_classes_made_at_import_are_found_by_their_roots() -> None:
     written = type("Written", (spec_protocols.SpecWorkerBase,), {"__module__": "plug_made"})
     made = type("Made", (written,), {"__module__": "plug_made"})
     explicit = type("Explicit", (spec_protocols.DraftWorker,), {"__module__": "plug_made"})
-    elsewhere = type("Elsewhere", (spec_protocols.SpecWorkerBase,), {"__module__": "other"})
+    # Imported from another module, which holds it: not this module's.
+    other = types.ModuleType("plug_made_other")
+    elsewhere = type("Elsewhere", (spec_protocols.SpecWorkerBase,), {"__module__": "plug_made_other"})
+    other.__dict__["Elsewhere"] = elsewhere
     module.__dict__.update(Written=written, Made=made, Alias=made, Explicit=explicit, Elsewhere=elsewhere, Other=int)
-    found = {f.qualname: f.protocols for f in classes_at_import(module, {id(written)})}
+    sys.modules["plug_made_other"] = other
+    try:
+        found = {f.qualname: f.protocols for f in classes_at_import(module, {id(written)})}
+    finally:
+        del sys.modules["plug_made_other"]
     assert found == {"Alias": ("SpecWorker",), "Explicit": ("DraftWorker",)}
 
 
