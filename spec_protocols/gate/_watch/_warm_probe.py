@@ -3,7 +3,7 @@
 A fresh runtime probe (:mod:`spec_protocols.gate._checkers._runtime_probe`)
 spends most of its time importing sglang and torch, before the target's
 first line runs. Here the next round's probe is started as soon as the
-previous round is done (and when the watch starts): it imports the sglang
+previous round begins (and when the watch starts): it imports the sglang
 modules that sglang's scheduler has imported before it builds a plugin's
 worker (:data:`PRELOAD`), says it is ready in a file, and then waits on its
 stdin for the round's request, from where on it is the one-shot probe
@@ -51,7 +51,7 @@ from typing import cast
 
 from spec_protocols.gate._checkers._runtime import RUNTIME, RuntimeChecker
 from spec_protocols.gate._harness import CheckInput
-from spec_protocols.gate._model import CheckerOutcome
+from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome
 from spec_protocols.gate._watch._persistent import STOPPING
 
 __all__ = ["PRELOAD", "WarmRuntime", "environment_changes"]
@@ -252,6 +252,9 @@ class WarmRuntime:
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         warm, self.next = self.next, None
+        # The next round's process starts now: it has this round and the wait
+        # for the next edit to import sglang in.
+        self.prepare()
         try:
             # The wait for the warm process to be ready is the checker's time too.
             start = time.perf_counter()
@@ -262,12 +265,24 @@ class WarmRuntime:
                     print(f"spec-protocols: the warm runtime probe is not used this round: {why}", file=sys.stderr, flush=True)
                 outcome = self.one_shot.run(check_input)
             else:
-                outcome = self.one_shot.run_with(check_input, warm.launch)
+                outcome = self._warm_run(check_input, warm)
             return replace(outcome, seconds=outcome.seconds + waited)
         finally:
             if warm is not None:
                 warm.end()
-            self.prepare()
+            self.prepare()  # one that failed to start, or a first round without one
+
+    def _warm_run(self, check_input: CheckInput, warm: _Process) -> CheckerOutcome:
+        """The round with ``warm`` as its first probe; one that crashed (killed
+        before it read the request, say) is run again one-shot, with a line on
+        stderr: never a weaker check, only a slower one."""
+        try:
+            return self.one_shot.run_with(check_input, warm.launch)
+        except CheckerCrashed as error:
+            if STOPPING.is_set():
+                raise
+            print(f"spec-protocols: the warm runtime probe failed ({error}); this round runs it one-shot", file=sys.stderr, flush=True)
+            return self.one_shot.run(check_input)
 
     def _unusable(self, warm: _Process | None, check_input: CheckInput) -> str | None:
         """Why ``warm`` cannot stand for a fresh probe this round; None when it can."""
