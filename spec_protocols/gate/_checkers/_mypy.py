@@ -17,6 +17,7 @@ the test suite and the benchmarks run mypy through it too.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ from spec_protocols.gate._harness import CheckInput, StaticInput, mypy_view
 from spec_protocols.gate._model import CheckerName, GateError
 from spec_protocols.gate._paths import cache_dir
 
-__all__ = ["MYPY", "invoke_mypy", "mypy_config"]
+__all__ = ["MYPY", "invoke_mypy", "mypy_config", "mypy_invocation"]
 
 
 def invoke_mypy(
@@ -48,11 +49,22 @@ def invoke_mypy(
     seconds = time.perf_counter() - start
     if "No module named mypy" in proc.stderr:
         raise GateError("mypy is not installed: pip install 'spec-protocols[checkers]'")
+    return mypy_invocation(proc, seconds)
+
+
+def mypy_invocation(proc: subprocess.CompletedProcess[str], seconds: float, *, ignore: tuple[str, ...] = ()) -> Invocation:
+    """mypy's ``--output json`` report in ``proc``, parsed; a crash raises :class:`GateError`.
+
+    ``ignore``: prefixes of lines that are not mypy's report (the daemon's
+    own status lines). The one judgement of a mypy process, for the one-shot
+    checker and the watch mode's daemon alike."""
     diagnostics: list[Reported] = []
+    reported = False
     for raw in proc.stdout.splitlines():
         raw = raw.strip()
-        if not raw:
+        if not raw or (ignore and raw.startswith(ignore)):
             continue
+        reported = True
         try:
             item = json.loads(raw)
         except json.JSONDecodeError:
@@ -68,7 +80,7 @@ def invoke_mypy(
             )
         )
     errors = [d for d in diagnostics if d.severity == "error"]
-    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors and not proc.stdout.strip()):
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors and not reported):
         # Exit 2 with a report is a *blocking* error: mypy checked nothing
         # (a module that shadows the standard library, a syntax error in the
         # configuration, a duplicate module).

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from spec_protocols.gate._checkers._mypy import mypy_config
-from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
+from spec_protocols.gate._checkers._mypy import mypy_config, mypy_invocation
+from spec_protocols.gate._checkers._process import Invocation, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import in_installation
@@ -94,29 +94,7 @@ class MypyDaemon:
         proc = run_command("mypy", argv, cwd=static.workdir, timeout=check_input.timeout)
         seconds = time.perf_counter() - start
         self._pid = self._pid or self._daemon_pid()
-        diagnostics: list[Reported] = []
-        for raw in proc.stdout.splitlines():
-            raw = raw.strip()
-            if not raw or raw.startswith(_OWN_LINES):
-                continue
-            try:
-                item = json.loads(raw)
-            except json.JSONDecodeError:
-                raise crash("mypy", proc) from None
-            diagnostics.append(
-                Reported(
-                    str(item.get("file") or ""),
-                    int(item.get("line") or 0),
-                    int(item.get("column") or 0),
-                    str(item.get("severity") or ""),
-                    item.get("code"),
-                    str(item.get("message") or ""),
-                )
-            )
-        errors = [d for d in diagnostics if d.severity == "error"]
-        if proc.returncode not in (0, 1) or (proc.returncode == 1 and not errors):
-            raise crash("mypy", proc)
-        return Invocation(proc.returncode, tuple(diagnostics), proc.stdout, proc.stderr, seconds)
+        return mypy_invocation(proc, seconds, ignore=_OWN_LINES)
 
     def _daemon_pid(self) -> int | None:
         try:
