@@ -6,14 +6,30 @@ Shared by the text, GitHub, JUnit and markdown formats.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping
 
 from spec_protocols.gate._model import GateReport
 from spec_protocols.gate._reports._order import summary_counts
 
-__all__ = ["elide", "short_names", "summary_line", "total_seconds"]
+__all__ = ["elide", "paragraph", "short_names", "summary_line", "total_seconds"]
 
 _ELLIPSIS = "..."  # ASCII: the report must survive any terminal and CI log.
+
+
+def paragraph(text: str, width: int, *, indent: str, continued: str) -> list[str]:
+    """``text`` as one paragraph on lines of at most ``width`` columns, the
+    first indented by ``indent``, the rest by ``continued``, broken at spaces
+    only (a word longer than a line, a long path, overflows rather than
+    break). A message that spans lines (a checker's note) is one paragraph."""
+    return textwrap.wrap(
+        " ".join(text.split()),
+        width,
+        initial_indent=indent,
+        subsequent_indent=continued,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def elide(text: str, width: int, *, keep: str = "middle") -> str:

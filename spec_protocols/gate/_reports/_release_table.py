@@ -21,12 +21,10 @@ could be either class).
 
 from __future__ import annotations
 
-import textwrap
-
 from spec_protocols.gate._model import Check, Problem, Result, Verdict
 from spec_protocols.gate._reports._markdown import escape_cell
 from spec_protocols.gate._reports._order import lead_problem, sorted_problems
-from spec_protocols.gate._reports._phrasing import elide, short_names
+from spec_protocols.gate._reports._phrasing import elide, paragraph, short_names
 from spec_protocols.gate._reports._release_matrix import (
     ReleasesReport,
     cell_text,
@@ -76,14 +74,7 @@ def _failures(report: ReleasesReport, check: Check) -> list[tuple[list[str], str
 
 
 def _wrapped(text: str, width: int, indent: str = _INDENT) -> list[str]:
-    return textwrap.wrap(
-        " ".join(text.split()),
-        width,
-        initial_indent=indent,
-        subsequent_indent=_CONTINUED,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+    return paragraph(text, width, indent=indent, continued=_CONTINUED)
 
 
 def render_releases_text(report: ReleasesReport, *, include_timings: bool = True, width: int = WIDTH) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from spec_protocols.gate._model import GateReport, Result, Verdict
 from spec_protocols.gate._reports._order import lead_problem, ordered_checkers, sorted_results
-from spec_protocols.gate._reports._phrasing import elide, short_names, summary_line
+from spec_protocols.gate._reports._phrasing import elide, paragraph, short_names, summary_line
 
 __all__ = ["render_text"]
 
@@ -44,17 +44,8 @@ _MIN_CLASS_WIDTH = 12
 
 
 def _wrapped(text: str, width: int) -> list[str]:
-    """``text`` on lines of at most ``width`` columns, broken at spaces only
-    (a word longer than a line, a long path, overflows rather than break)."""
-    # A message may span lines (a checker's note): one paragraph here.
-    return textwrap.wrap(
-        " ".join(text.split()),
-        width,
-        initial_indent=_INDENT,
-        subsequent_indent=_CONTINUED,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+    """``text`` as a problem's or a note's paragraph (see :func:`paragraph`)."""
+    return paragraph(text, width, indent=_INDENT, continued=_CONTINUED)
 
 
 def _run_line(text: str, width: int) -> list[str]:
