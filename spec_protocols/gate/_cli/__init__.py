@@ -47,7 +47,6 @@ start here:
 """
 
 
-
 def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``only``, a command's name, that command's
     alone (another word gets every command, without arguments: their names

@@ -121,7 +121,6 @@ examples:
 """
 
 
-
 def _add_arguments(check: argparse.ArgumentParser) -> None:
     from spec_protocols.gate._reports import FORMATS
 
@@ -293,7 +292,6 @@ def _said_written(report: GateReport, count: int, path: Path) -> None:
     blind = sum(1 for r in report.results if r.verdict is Verdict.UNVERIFIED)
     if blind:
         say(f"warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be baselined and still fail the gate")
-
 
 
 CHECK = Command(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spec_protocols.gate._cli._output import write
 from spec_protocols.gate._cli._parsing import Command
 from spec_protocols.gate._model import GateError
 
@@ -54,7 +54,6 @@ examples:
 """
 
 
-
 def _add_arguments(contract: argparse.ArgumentParser) -> None:
     contract.add_argument(
         "--sglang",
@@ -83,12 +82,8 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
         text = contract_json(contract) if args.format == "json" else contract_markdown(contract)
     else:
         text = releases_json(contracts) if args.format == "json" else releases_markdown(contracts)
-    if args.output:
-        args.output.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    write(text, args.output)
     return 0
-
 
 
 CONTRACT = Command(

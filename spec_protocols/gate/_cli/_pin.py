@@ -30,7 +30,6 @@ examples:
 """
 
 
-
 def _add_arguments(pin: argparse.ArgumentParser) -> None:
     pin.add_argument("release", metavar="RELEASE", help="a supported sglang release, e.g. 0.5.21")
     pin.add_argument(
@@ -73,7 +72,6 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
         )
     sys.stdout.write(text)
     return 0
-
 
 
 PIN = Command(
