@@ -42,7 +42,7 @@ class NoDraftWorker(BaseSpecWorker):
 @pytest.fixture
 def no_installed_sglang(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pipeline finds no installed sglang (the one in this venv is hidden from it)."""
-    import spec_protocols.gate._contract._source as source_module
+    import spec_protocols.gate._contract._release_source as source_module
     import spec_protocols.gate._pipeline as pipeline
 
     real = pipeline.resolve_sglang

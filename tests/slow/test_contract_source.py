@@ -1,4 +1,4 @@
-"""Where a release's source comes from (``_contract/_source.py``): never imported.
+"""Where a release's source comes from (``_contract/_release_source.py``): never imported.
 
 Version detection, the three kinds of path, the installed sglang, and
 ``fetch_release`` with pip simulated (offline, a missing release, a wheel only

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from spec_protocols._releases import SUPPORTED_RELEASES
 from spec_protocols.gate._contract import SglangSource, extract_contract
-from spec_protocols.gate._contract._render import releases_markdown
+from spec_protocols.gate._contract._contract_formats import releases_markdown
 
 from tests._paths import REPO_ROOT
 

@@ -27,7 +27,7 @@ import pytest
 from spec_protocols.gate._cache import VerdictCache, _fingerprint, _runs
 from spec_protocols.gate._cache._fingerprint import StatMemo
 from spec_protocols.gate._checkers import CHECKERS
-from spec_protocols.gate._cli._check import _chosen_checkers
+from spec_protocols.gate._cli._check_command import _chosen_checkers
 from spec_protocols.gate._model import CHECKER_NAMES, Check, GateError, GateReport, Result, Verdict
 
 KEY = "ab" + "0" * 62

@@ -16,8 +16,8 @@ import pytest
 
 import spec_protocols.gate._contract as contract_room
 from spec_protocols.gate import _cli as cli
-from spec_protocols.gate._contract import _source
-from spec_protocols.gate._contract._source import SglangSource
+from spec_protocols.gate._contract import _release_source as _source
+from spec_protocols.gate._contract._release_source import SglangSource
 
 SCHEDULER = """\
 class Scheduler:

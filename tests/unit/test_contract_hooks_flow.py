@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from spec_protocols.gate._contract import Contract, extract_contract, source_at
-from spec_protocols.gate._contract._model import OVERLAP, SYNCHRONOUS, Hook
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, Hook
 from spec_protocols.gate._contract._terms import CallShape, branch_shapes, hook_terms, release_terms
 from spec_protocols.gate._harness._lines import LineKind, build_harness
 from spec_protocols.gate._harness._protocol_source import hook_protocol, hooks_held

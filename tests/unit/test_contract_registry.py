@@ -30,8 +30,8 @@ import pytest
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, version_order
 from spec_protocols.gate import _cli as cli
 from spec_protocols.gate._contract import Contract, extract_contract, source_at
-from spec_protocols.gate._contract import _source
-from spec_protocols.gate._contract._source import fetch_release, resolve_sglang
+from spec_protocols.gate._contract import _release_source as _source
+from spec_protocols.gate._contract._release_source import fetch_release, resolve_sglang
 from spec_protocols.gate._contract._terms import release_terms
 from spec_protocols.gate._model import GateError
 

@@ -1,4 +1,4 @@
-"""Where a release's source comes from (``_contract/_source.py``): never imported.
+"""Where a release's source comes from (``_contract/_release_source.py``): never imported.
 
 Version detection, the three kinds of path, the installed sglang, and
 ``fetch_release`` with pip simulated (offline, a missing release, a wheel only
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate._contract import _source
+from spec_protocols.gate._contract import _release_source as _source
 from spec_protocols.gate._contract import SglangSource, fetch_release, installed_source, release_of, source_at
 from spec_protocols.gate._model import GateError
 

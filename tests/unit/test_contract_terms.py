@@ -14,7 +14,7 @@ import pytest
 
 from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols.gate._contract import Contract, DefaultNeeds, Site, Use
-from spec_protocols.gate._contract._model import BuiltInWorker, Classification, UseKind
+from spec_protocols.gate._contract._release_contract import BuiltInWorker, Classification, UseKind
 from spec_protocols.gate._contract._terms import DraftNeed, ReleaseTerms, kept_default_needs, release_terms
 from spec_protocols.gate._harness._lines import LineKind, build_harness
 from spec_protocols.gate._model import ClassRole, DiscoveredClass

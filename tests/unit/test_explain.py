@@ -9,7 +9,7 @@ import pytest
 from typing_extensions import get_protocol_members
 
 from spec_protocols import CALL_SITES, DRAFT_WORKER_CTOR_KEYWORDS, DraftWorker, SpecWorker
-from spec_protocols.gate._explain import PROTOCOL_NAMES, explain
+from spec_protocols.gate._explanation import PROTOCOL_NAMES, explain
 from spec_protocols.gate._model import GateError
 
 
@@ -105,7 +105,7 @@ def test_spec_worker_header_names_the_protocol() -> None:
 
 def test_explain_imports_neither_sglang_nor_torch() -> None:
     code = (
-        "import sys; from spec_protocols.gate._explain import explain; explain('SpecWorker');"
+        "import sys; from spec_protocols.gate._explanation import explain; explain('SpecWorker');"
         "print(sorted(m for m in ('sglang', 'torch') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -13,7 +13,7 @@ import pytest
 
 from spec_protocols._releases import SUPPORTED_RELEASES, pin_constants
 from spec_protocols.gate import _cli as cli
-from spec_protocols.gate._contract import _source
+from spec_protocols.gate._contract import _release_source as _source
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from spec_protocols.gate._contract import ReleaseTerms, extract_contract, release_terms
-from spec_protocols.gate._contract._source import resolve_sglang
+from spec_protocols.gate._contract._release_source import resolve_sglang
 from spec_protocols.gate._harness._lines import LineKind, LineTag, build_harness
 from spec_protocols.gate._model import ClassRole, DiscoveredClass, ProtocolName, Registration
 

@@ -36,7 +36,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("reports", frozenset({"_reports", "_upgrade"})),
     ("pipeline", frozenset({"_pipeline", "_releases_run"})),
     ("watch mode", frozenset({"_watch"})),
-    ("CLI", frozenset({"_cli", "_explain", "_scaffold"})),
+    ("CLI", frozenset({"_cli", "_explanation", "_scaffold"})),
     ("the public surface", frozenset({"", "__main__"})),
 )
 

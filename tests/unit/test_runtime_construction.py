@@ -1,4 +1,4 @@
-"""The runtime checker's construction reading (gate/_checkers/_construction.py)
+"""The runtime checker's construction reading (gate/_checkers/_runtime_construction.py)
 and what the probe finds at import (gate/_checkers/_runtime_scan.py), on
 classes made here: no sglang, no subprocess."""
 
@@ -15,7 +15,7 @@ import pytest
 
 import spec_protocols
 from spec_protocols import verify_conformance
-from spec_protocols.gate._checkers._construction import (
+from spec_protocols.gate._checkers._runtime_construction import (
     blocked_store,
     construction_findings,
     factory_write_findings,

@@ -274,7 +274,7 @@ def test_a_hook_no_longer_looked_up_concerns_a_class_that_sets_it_on_self(tmp_pa
 
 
 def test_the_commands_format_choices_are_the_renderers() -> None:
-    from spec_protocols.gate._cli._upgrade import FORMAT_NAMES
+    from spec_protocols.gate._cli._upgrade_command import FORMAT_NAMES
     from spec_protocols.gate._upgrade import FORMATS
 
     assert FORMAT_NAMES == tuple(FORMATS)

@@ -42,7 +42,7 @@ inode are unchanged has the content it had (ctime cannot be set from user
 space), and a folder whose stat is unchanged has the entries it had.
 
 This module imports only the model, the codec and the fingerprints, so that
-the CLI can ask it before importing any stage (:mod:`..._cli._check`).
+the CLI can ask it before importing any stage (:mod:`..._cli._check_command`).
 """
 
 from __future__ import annotations

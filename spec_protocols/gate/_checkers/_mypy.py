@@ -27,7 +27,7 @@ from pathlib import Path
 
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
-from spec_protocols.gate._checkers._static import StaticChecker
+from spec_protocols.gate._checkers._static_checker import StaticChecker
 from spec_protocols.gate._harness import CheckInput, StaticInput, mypy_view
 from spec_protocols.gate._model import CheckerName, GateError
 from spec_protocols.gate._paths import cache_dir

@@ -30,7 +30,7 @@ from typing import Any, cast
 
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
-from spec_protocols.gate._checkers._static import StaticChecker
+from spec_protocols.gate._checkers._static_checker import StaticChecker
 from spec_protocols.gate._harness import CheckInput, StaticInput, static_view
 from spec_protocols.gate._model import CheckerName, GateError
 

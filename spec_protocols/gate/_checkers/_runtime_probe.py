@@ -48,7 +48,7 @@ from spec_protocols._members import protocol_members
 from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._contract import CallShape
-from spec_protocols.gate._checkers._construction import construction_findings, factory_write_findings
+from spec_protocols.gate._checkers._runtime_construction import construction_findings, factory_write_findings
 from spec_protocols.gate._checkers._probe_channel import (
     Checking,
     Importing,
@@ -307,7 +307,7 @@ def _building_problems(
 def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[ProbeProblem]:
     """What raises once the constructor call is bound (a store of a read-only
     attribute), or later because a base constructor never ran, read from the
-    class (:mod:`._construction`)."""
+    class (:mod:`._runtime_construction`)."""
     if role.members is None:
         return []
     if role.construction is Construction.SCHEDULER:

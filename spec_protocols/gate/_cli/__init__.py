@@ -15,13 +15,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from spec_protocols.gate._cli._check import CHECK
-from spec_protocols.gate._cli._contract import CONTRACT
-from spec_protocols.gate._cli._explain import EXPLAIN
-from spec_protocols.gate._cli._new import NEW
+from spec_protocols.gate._cli._check_command import CHECK
+from spec_protocols.gate._cli._contract_command import CONTRACT
+from spec_protocols.gate._cli._explain_command import EXPLAIN
+from spec_protocols.gate._cli._new_command import NEW
 from spec_protocols.gate._cli._parsing import Command, Parser, add_command
-from spec_protocols.gate._cli._pin import PIN
-from spec_protocols.gate._cli._upgrade import UPGRADE
+from spec_protocols.gate._cli._pin_command import PIN
+from spec_protocols.gate._cli._upgrade_command import UPGRADE
 from spec_protocols.gate._model import GateError
 
 if TYPE_CHECKING:

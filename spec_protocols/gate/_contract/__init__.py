@@ -24,7 +24,7 @@ imports a later stage, a checker or sglang.
 from __future__ import annotations
 
 from spec_protocols.gate._contract._extract import extract_contract
-from spec_protocols.gate._contract._model import (
+from spec_protocols.gate._contract._release_contract import (
     OVERLAP,
     SYNCHRONOUS,
     BuiltInWorker,
@@ -35,8 +35,8 @@ from spec_protocols.gate._contract._model import (
     Site,
     Use,
 )
-from spec_protocols.gate._contract._render import contract_json, contract_markdown, releases_json, releases_markdown
-from spec_protocols.gate._contract._source import (
+from spec_protocols.gate._contract._contract_formats import contract_json, contract_markdown, releases_json, releases_markdown
+from spec_protocols.gate._contract._release_source import (
     SglangSource,
     fetch_release,
     installed_source,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from spec_protocols._members import ProtocolMember, call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST
 from spec_protocols.gate._contract._exclusions import excluded
-from spec_protocols.gate._contract._model import Contract, Site, Use
+from spec_protocols.gate._contract._release_contract import Contract, Site, Use
 from spec_protocols.gate._model import ProtocolName
 
 __all__ = ["Gap", "coverage_gaps"]

@@ -1,7 +1,7 @@
 """The one table of required uses that the protocols deliberately do not model.
 
 Every use a release's own source makes of a worker on the serving path (a
-``required`` use in its :class:`~spec_protocols.gate._contract._model.Contract`)
+``required`` use in its :class:`~spec_protocols.gate._contract._release_contract.Contract`)
 is either a protocol member, with a signature that accepts the call, or an
 entry here with its reason. ``tests/slow/test_contract_coverage.py`` holds every
 supported release to that, so a release that starts calling something new

@@ -1,6 +1,6 @@
 """What the gate checks for one sglang release: its contract, in the protocols' terms.
 
-A :class:`~spec_protocols.gate._contract._model.Contract` says what a
+A :class:`~spec_protocols.gate._contract._release_contract.Contract` says what a
 release's source does with a worker; the protocols say how each member must
 look. :func:`release_terms` joins the two into the :class:`ReleaseTerms` that
 the harness and the runtime checker work from:
@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded
-from spec_protocols.gate._contract._model import OVERLAP, SYNCHRONOUS, Contract, DefaultNeeds, Hook, HookUse, Site, Use
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, Contract, DefaultNeeds, Hook, HookUse, Site, Use
 from spec_protocols.gate._model import GateError, ProtocolName
 from spec_protocols.gate._roles import CAPABILITIES
 

@@ -57,7 +57,7 @@ from spec_protocols.gate._discovery._injections import (
     may_inject,
     number_sites,
 )
-from spec_protocols.gate._discovery._members import member_definitions
+from spec_protocols.gate._discovery._member_definitions import member_definitions
 from spec_protocols.gate._discovery._registrations import registrations
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex, SourceReads
 from spec_protocols.gate._model import (

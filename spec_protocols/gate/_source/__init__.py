@@ -26,7 +26,7 @@ from spec_protocols.gate._source._locate import find_module_file, is_module_name
 from spec_protocols.gate._source._names import absolute_module, dotted_name, from_imports, package_of
 from spec_protocols.gate._source._parse import ParseCache, ParsedFile, parse_file
 from spec_protocols.gate._source._statements import FalseBranch, blocks, statements
-from spec_protocols.gate._source._static import static_truth, truth_of
+from spec_protocols.gate._source._static_truth import static_truth, truth_of
 
 __all__ = [
     "FalseBranch",

@@ -9,7 +9,7 @@ not entered: they run later, or bind names of their own.
 
 Each statement comes with what the static checkers know about whether it
 runs: a branch whose ``if`` test they evaluate as false
-(:func:`~spec_protocols.gate._source._static.static_truth`: a
+(:func:`~spec_protocols.gate._source._static_truth.static_truth`: a
 ``sys.version_info`` or ``sys.platform`` comparison) is marked with that test
 (:class:`FalseBranch`), and so is everything below it. A reader that reads
 the source for what runs on any interpreter (the contract, a release's own
@@ -22,7 +22,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from spec_protocols.gate._source._static import static_truth
+from spec_protocols.gate._source._static_truth import static_truth
 
 __all__ = ["FalseBranch", "blocks", "statements"]
 

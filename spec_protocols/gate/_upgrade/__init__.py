@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from spec_protocols.gate._upgrade._build import build_plan
 from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, ReleaseSide, Step, StepKind, UpgradePlan
-from spec_protocols.gate._upgrade._render import FORMATS, final_line, render_plan
+from spec_protocols.gate._upgrade._plan_formats import FORMATS, final_line, render_plan
 
 __all__ = [
     "FORMATS",

@@ -2,7 +2,7 @@
 
 Built by :func:`~spec_protocols.gate._upgrade._build.build_plan` from the
 two releases' contracts and terms and the gate's reports on each, rendered by
-:mod:`~spec_protocols.gate._upgrade._render`. Every value is frozen and
+:mod:`~spec_protocols.gate._upgrade._plan_formats`. Every value is frozen and
 plain, so that the JSON format is the codec's encoding of it.
 """
 

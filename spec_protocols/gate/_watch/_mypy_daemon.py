@@ -45,7 +45,7 @@ def _local_sources(check_input: CheckInput, static: StaticInput) -> list[Path]:
     edit kept the old verdict), so they are named as sources, which changes
     no verdict: each is analysed either way, and what mypy reports in one
     that the one-shot run keeps silent is in no file a verdict is read from
-    (:func:`~spec_protocols.gate._checkers._static.harness_diagnostics`).
+    (:func:`~spec_protocols.gate._checkers._static_checker.harness_diagnostics`).
     A module holding an injection site is checked as its shadow (a
     content-addressed tree: an edit there changes the configuration, which
     restarts the daemon), so its original is not named (mypy would see one

@@ -30,7 +30,7 @@ from typing import Protocol
 from spec_protocols.gate._checkers import Checker
 from spec_protocols.gate._checkers._interpret import interpret
 from spec_protocols.gate._checkers._process import Invocation
-from spec_protocols.gate._checkers._static import harness_diagnostics
+from spec_protocols.gate._checkers._static_checker import harness_diagnostics
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome, GateError
 

@@ -37,15 +37,15 @@ from __future__ import annotations
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._extract._built_in import built_in_workers
 from spec_protocols.gate._contract._extract._classify import finish
-from spec_protocols.gate._contract._extract._construction import constructor, draft_factory, registry_methods
+from spec_protocols.gate._contract._extract._constructor_calls import constructor, draft_factory, registry_methods
 from spec_protocols.gate._contract._extract._defaults import defaults
 from spec_protocols.gate._contract._extract._hooks import hooks
 from spec_protocols.gate._contract._extract._overlap import overlap_flag, overlap_flag_default
 from spec_protocols.gate._contract._extract._scheduler import walk_scheduler_side
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Walker
-from spec_protocols.gate._contract._model import Contract
-from spec_protocols.gate._contract._source import SglangSource
+from spec_protocols.gate._contract._release_contract import Contract
+from spec_protocols.gate._contract._release_source import SglangSource
 from spec_protocols.gate._model import GateError
 
 __all__ = ["extract_contract"]

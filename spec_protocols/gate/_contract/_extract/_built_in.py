@@ -17,7 +17,7 @@ import ast
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import functions, own_nodes
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
-from spec_protocols.gate._contract._model import BuiltInWorker, Site
+from spec_protocols.gate._contract._release_contract import BuiltInWorker, Site
 from spec_protocols.gate._source import from_imports
 
 __all__ = ["built_in_workers"]

@@ -1,7 +1,7 @@
 """Classification: each use the walker recorded, with the facts where it runs, as the contract names it.
 
 How a use is classified (the first rule that applies; see
-:mod:`~spec_protocols.gate._contract._model`; the facts are those of
+:mod:`~spec_protocols.gate._contract._release_contract`; the facts are those of
 :mod:`~spec_protocols.gate._contract._extract._facts`):
 
 1. *dropped*: a ``nonspec`` fact holds (the server's algorithm is none):
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from spec_protocols.gate._contract._extract._facts import Facts
-from spec_protocols.gate._contract._model import Classification, Site, Use, UseKind
+from spec_protocols.gate._contract._release_contract import Classification, Site, Use, UseKind
 
 __all__ = ["Raw", "Via", "branch_of", "finish", "use_order"]
 

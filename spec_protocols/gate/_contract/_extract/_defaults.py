@@ -19,7 +19,7 @@ from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, functions, own_nodes, self_attribute
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
 from spec_protocols.gate._contract._extract._walker import Walker
-from spec_protocols.gate._contract._model import Classification, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._release_contract import Classification, DefaultNeeds, Site, Use
 
 __all__ = ["defaults"]
 

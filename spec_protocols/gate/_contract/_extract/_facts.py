@@ -40,7 +40,7 @@ from spec_protocols.gate._contract._extract._resolve import resolve
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, exits, falsy, functions, last_name, text
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
-from spec_protocols.gate._contract._model import OVERLAP, SYNCHRONOUS
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
 
 __all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm"]
 

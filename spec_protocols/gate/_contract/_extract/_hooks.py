@@ -45,7 +45,7 @@ from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, positional_parameters, text
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Lookup
-from spec_protocols.gate._contract._model import Hook, HookUse, Site
+from spec_protocols.gate._contract._release_contract import Hook, HookUse, Site
 
 __all__ = ["hooks"]
 

@@ -27,7 +27,7 @@ from spec_protocols.gate._contract._extract._receivers import SPEC, WORKER_FIELD
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import assignment_of, exits, functions, parameters, string
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
-from spec_protocols.gate._contract._model import Site, UseKind
+from spec_protocols.gate._contract._release_contract import Site, UseKind
 from spec_protocols.gate._source import blocks
 
 __all__ = ["Lookup", "RecordedCall", "Walker", "WantedKind"]
@@ -334,7 +334,7 @@ class Walker:
 
     def _maybe_record_registry_call(self, call: ast.Call, func: ast.Attribute, scope: Scope, facts: Facts) -> None:
         """``self.draft_worker = self.spec_algorithm.create_draft_worker(**kwargs)``:
-        a registry method (see :func:`~spec_protocols.gate._contract._extract._construction.registry_methods`)
+        a registry method (see :func:`~spec_protocols.gate._contract._extract._constructor_calls.registry_methods`)
         of the algorithm object whose result becomes the scheduler's spec worker. Its keywords are those
         a plugin's worker is constructed with: a key the dict gets only under a
         positive algorithm predicate (``if self.spec_algorithm.name in

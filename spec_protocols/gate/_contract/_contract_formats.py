@@ -1,4 +1,4 @@
-"""A :class:`~spec_protocols.gate._contract._model.Contract` as JSON (for tools) or Markdown (for people).
+"""A :class:`~spec_protocols.gate._contract._release_contract.Contract` as JSON (for tools) or Markdown (for people).
 
 Both renderings are pure functions of the contract, so the same release gives
 byte-identical output run after run (the extractor already orders every use by
@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion, excluded
-from spec_protocols.gate._contract._model import Classification, Contract, DefaultNeeds, Hook, HookUse, Site, Use
+from spec_protocols.gate._contract._release_contract import Classification, Contract, DefaultNeeds, Hook, HookUse, Site, Use
 
 __all__ = ["JSON_VERSION", "contract_json", "contract_markdown", "releases_json", "releases_markdown"]
 

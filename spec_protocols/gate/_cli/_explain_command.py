@@ -23,7 +23,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
-    from spec_protocols.gate._explain import explain
+    from spec_protocols.gate._explanation import explain
 
     sys.stdout.write(explain(args.protocol).rstrip("\n") + "\n")
     return 0

@@ -34,7 +34,7 @@ from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, functions, own_nodes, parameters, passes_kwargs
 from spec_protocols.gate._contract._extract._tree import ReleaseTree, find_class, find_function
 from spec_protocols.gate._contract._extract._walker import RecordedCall, Walker
-from spec_protocols.gate._contract._model import Site, Use
+from spec_protocols.gate._contract._release_contract import Site, Use
 
 __all__ = ["constructor", "draft_factory", "registry_methods"]
 
