@@ -11,6 +11,8 @@ no PYTHONPATH, no PATH entry into the checkout or another venv, a private
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from tests.installed._userland import (
     Venv,
     clone_with_working_tree,
     expect,
+    git,
     is_outside,
     make_venv,
     pins,
@@ -97,12 +100,34 @@ def precommit_venv(userland: Path, tree: Path) -> Venv:
     return make_venv(path, env, pins()["pre-commit"], home=userland / "home")
 
 
+@dataclass(frozen=True)
+class Checkout:
+    """A maintainer's clone of the tree under test (its working tree
+    committed), whose ``origin`` is a bare repository of its own: what the
+    docs' maintainer pushes to, and where pre-commit gets the hooks from."""
+
+    path: Path
+    origin: Path
+    tree: Path
+
+
 @pytest.fixture(scope="session")
-def hook_repo(userland: Path, tree: Path) -> tuple[Path, str]:
-    """``(path, commit)``: a local clone of the tree under test with its working tree committed."""
-    dest = userland / "hookrepo"
+def make_checkout(userland: Path, tree: Path) -> Callable[[], Checkout]:
+    """A new :class:`Checkout` on each call (``git tag`` in one never touches another)."""
+    numbers = itertools.count()
     env = user_env(None, userland / "git-cache", tree)
-    return dest, clone_with_working_tree(tree, dest, env)
+
+    def make() -> Checkout:
+        number = next(numbers)
+        path, origin = userland / f"checkout-{number}", userland / f"origin-{number}.git"
+        clone_with_working_tree(tree, path, env)
+        git(["init", "-q", "--bare", origin], cwd=userland, env=env)
+        git(["remote", "set-url", "origin", origin], cwd=path, env=env)
+        git(["push", "-q", "origin", "HEAD:refs/heads/main"], cwd=path, env=env)
+        git(["symbolic-ref", "HEAD", "refs/heads/main"], cwd=origin, env=env)
+        return Checkout(path, origin, tree)
+
+    return make
 
 
 @pytest.fixture(scope="session")

@@ -1,81 +1,72 @@
-"""The ``spec-protocols`` pre-commit hook, configured exactly as docs/ci.md shows.
+"""The ``spec-protocols`` pre-commit hook, configured verbatim as docs/ci.md shows it, where the tag is missing.
 
-pre-commit comes from the registry (``tests/installed/requirements.txt``'s
-pin) in a venv of its own. The hook repository is a local clone of the tree
-under test, its working tree committed (``_userland.clone_with_working_tree``),
-and the consumer's ``.pre-commit-config.yaml`` is docs/ci.md's block with
-three substitutions: ``repo:`` that clone's path, ``rev:`` its commit, and
-the plugin for ``my_plugin``. pre-commit installs the hook repository into
-its own environment with pip (this machine's pip configuration applies), with
-the ``additional_dependencies`` the docs name, and runs
-``spec-protocols check PLUGIN --sglang 0.5.23`` there: no sglang installed.
+docs/ci.md's own blocks run in tests/installed/test_installed_docs.py: the
+maintainer tags a checkout (``git tag v0.1.0``, ``git push origin v0.1.0``)
+and the configuration, ``rev: v0.1.0``, passes ``my_plugin``. This module
+takes the other path the page describes: a repository without the tag.
+pre-commit (the tier's pin, in a venv of its own) stops at ``git checkout
+v0.1.0``; ``pre-commit autoupdate --freeze``, the page's remedy, pins a
+commit, and the hook then runs ``spec-protocols check my_plugin --sglang
+0.5.23`` in pre-commit's own environment (no sglang installed) on a
+``my_plugin`` whose worker forgets ``forward_batch_generation``: it fails.
+The configuration is the page's block; the one thing replaced is its
+placeholder ``repo:`` URL (the tier's bare copy of the tree under test).
 """
 
 from __future__ import annotations
 
+import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tests.installed._userland import (
-    Ran,
-    Venv,
-    copy_plugin,
-    doc_block,
-    expect,
-    git,
-    plugin_source,
-    run,
-    substitute,
-    user_env,
-)
+from tests._doc_blocks import run_blocks
+from tests.installed._userland import Venv, expect, git, plugin_source, run, user_env
+from tests.installed.test_installed_docs import PLACEHOLDER_REPO
+
+if TYPE_CHECKING:
+    from tests.installed.conftest import Checkout
 
 
-def _pre_commit_run(
-    plugin: str,
-    *,
+def _configuration(tree: Path) -> str:
+    (block,) = [b for b in run_blocks(tree / "docs" / "ci.md") if b.marker is not None and b.marker.runner == "pre-commit"]
+    return block.text
+
+
+def test_without_the_tag_pre_commit_stops_and_autoupdate_freeze_pins_a_commit(
     tree: Path,
     home: Path,
     cache: Path,
     precommit_venv: Venv,
-    hook_repo: tuple[Path, str],
+    make_checkout: Callable[[], Checkout],
     pre_commit_home: Path,
-) -> Ran:
-    repo, commit = hook_repo
+) -> None:
+    checkout = make_checkout()  # its origin has no tag
     env = user_env(precommit_venv.bin, cache, tree, PRE_COMMIT_HOME=str(pre_commit_home))
     consumer = home / "consumer"
-    copy_plugin(plugin_source(plugin, tree), consumer)
-    config = substitute(
-        doc_block(tree / "docs" / "ci.md", "yaml", "id: spec-protocols"),
-        {"https://github.com/OWNER/spec-protocols": str(repo), "rev: v0.1.0": f"rev: {commit}", "my_plugin": plugin},
-    )
-    (consumer / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    shutil.copytree(plugin_source("spec_forgetful_plugin", tree), consumer / "my_plugin",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    config = _configuration(tree)
+    rev = re.search(r"^\s*rev:\s*(\S+)", config, flags=re.M)
+    assert rev is not None, config
+    (consumer / ".pre-commit-config.yaml").write_text(config.replace(PLACEHOLDER_REPO, str(checkout.origin)), encoding="utf-8")
     git(["init", "-q"], cwd=consumer, env=env)
     git(["add", "-A"], cwd=consumer, env=env)
     git(["commit", "-q", "-m", "a plugin"], cwd=consumer, env=env)
-    return run(["pre-commit", "run", "--all-files"], cwd=consumer, env=env, timeout=900)
 
+    stopped = run(["pre-commit", "run", "--all-files"], cwd=consumer, env=env, timeout=900)
+    assert stopped.returncode != 0 and f"checkout', '{rev[1]}'" in stopped.output.replace('"', "'"), stopped.describe()
 
-def test_hook_passes_a_conforming_plugin(
-    tree: Path, home: Path, cache: Path, precommit_venv: Venv, hook_repo: tuple[Path, str], pre_commit_home: Path
-) -> None:
-    ran = expect(
-        _pre_commit_run("spec_example_plugin", tree=tree, home=home, cache=cache, precommit_venv=precommit_venv,
-                        hook_repo=hook_repo, pre_commit_home=pre_commit_home),
-        0,
-    )
-    assert "spec-protocols gate" in ran.stdout and "Passed" in ran.stdout, ran.describe()
-    # The hook fetched 0.5.23's source into the cache; it installed no sglang.
-    assert (cache / "sglang" / "0.5.23" / "sglang" / "srt" / "speculative").is_dir(), ran.describe()
+    expect(run(["pre-commit", "autoupdate", "--freeze"], cwd=consumer, env=env, timeout=900), 0)
+    head = git(["rev-parse", "HEAD"], cwd=checkout.path, env=env)
+    frozen = (consumer / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert f"rev: {head}" in frozen, frozen
 
-
-def test_hook_fails_a_worker_without_forward_batch_generation(
-    tree: Path, home: Path, cache: Path, precommit_venv: Venv, hook_repo: tuple[Path, str], pre_commit_home: Path
-) -> None:
-    ran = expect(
-        _pre_commit_run("spec_forgetful_plugin", tree=tree, home=home, cache=cache, precommit_venv=precommit_venv,
-                        hook_repo=hook_repo, pre_commit_home=pre_commit_home),
-        1,
-    )
+    ran = expect(run(["pre-commit", "run", "--all-files"], cwd=consumer, env=env, timeout=900), 1)
     assert "Failed" in ran.stdout and "- exit code: 1" in ran.stdout, ran.describe()
     flat = " ".join(ran.stdout.split())
     assert "ForgetfulWorker has no forward_batch_generation" in flat, ran.describe()
     assert f"against sglang 0.5.23 (fetched: {cache / 'sglang' / '0.5.23'})" in flat, ran.describe()
+    # The hook fetched 0.5.23's source into the cache; it installed no sglang.
+    assert (cache / "sglang" / "0.5.23" / "sglang" / "srt" / "speculative").is_dir(), ran.describe()
