@@ -86,5 +86,7 @@ def test_check_against_a_release_with_no_sglang_installed(
     # Fetched into this test's own cache, and the report names it whole.
     assert f"against sglang {release} (fetched: {cache / 'sglang' / release})" in " ".join(ran.stdout.split()), ran.describe()
     assert (cache / "sglang" / release / "sglang" / "srt" / "speculative").is_dir(), ran.describe()
+    # The wheel pip downloaded is deleted once its source is unpacked.
+    assert not list((cache / "sglang" / "wheels").glob("*.whl")), ran.describe()
     assert "note: runtime checker: skipped: --sglang reads" in ran.stdout, ran.describe()
     assert "Traceback" not in ran.output, ran.describe()

@@ -221,6 +221,47 @@ def test_the_cp311_wheel_is_fetched_when_the_interpreter_has_none(
     assert fetch_release("0.5.20") == source
 
 
+def _registry_saving(release: str) -> Callable[[Sequence[str]], tuple[int, str]]:
+    def registry(arguments: Sequence[str]) -> tuple[int, str]:
+        dest = Path(arguments[arguments.index("--dest") + 1])
+        make_wheel(dest / f"sglang-{release}-py3-none-any.whl", release)
+        return 0, "Saved\n"
+
+    return registry
+
+
+@pytest.mark.parametrize("keep", ["", "0", "1"])
+def test_the_fetched_wheel_is_deleted_once_unpacked_unless_kept(
+    keep: str, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_source.KEEP_WHEELS_ENV, keep)
+    monkeypatch.setattr(_source, "run_pip", _registry_saving("0.5.21"))
+    source = fetch_release("0.5.21")
+    assert (source.srt / "managers" / "scheduler.py").is_file()
+    left = [p.name for p in (cache / "sglang" / "wheels").iterdir()]
+    assert left == (["sglang-0.5.21-py3-none-any.whl"] if keep == "1" else [])
+    assert _source.unpacked_wheels() == [cache / "sglang" / "wheels" / n for n in left]
+
+
+def test_a_wheel_another_run_unpacked_and_deleted_first_is_no_error(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheels = cache / "sglang" / "wheels"
+    wheels.mkdir(parents=True)
+    wheel = make_wheel(wheels / "sglang-0.5.22-py3-none-any.whl", "0.5.22")
+    real = _source._unpack
+
+    def beaten(given: Path, destination: Path) -> None:
+        real(given, destination)  # the other run: its tree is complete, its wheel deleted
+        given.unlink()
+        raise GateError(f"cannot unpack {given.name}: [Errno 2] No such file or directory")
+
+    monkeypatch.setattr(_source, "_unpack", beaten)
+    monkeypatch.setattr(_source, "run_pip", no_pip)
+    assert fetch_release("0.5.22").root == cache / "sglang" / "0.5.22"
+    assert not wheel.exists()
+
+
 def test_a_downloaded_wheel_and_a_stale_tree(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     wheels = cache / "sglang" / "wheels"
     wheels.mkdir(parents=True)

@@ -3,8 +3,9 @@
 Exit codes: 0 everything conforms; 1 something is ``fail`` or ``unverified``;
 2 a usage or environment error, printed as one line, never a traceback.
 
-One module per subcommand (``_check``, ``_contract``, ``_pin``, ``_explain``,
-``_new``), each a :class:`~spec_protocols.gate._cli._parsing.Command`; this
+One module per subcommand (``_check_command``, ``_contract_command``,
+``_pin_command``, ``_explain_command``, ``_new_command``, ``_upgrade_command``,
+``_cache_command``), each a :class:`~spec_protocols.gate._cli._parsing.Command`; this
 module builds the parser from them and turns errors into exit 2.
 """
 
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from spec_protocols.gate._cli._cache_command import CACHE
 from spec_protocols.gate._cli._check_command import CHECK
 from spec_protocols.gate._cli._contract_command import CONTRACT
 from spec_protocols.gate._cli._explain_command import EXPLAIN
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS: tuple[Command, ...] = (CHECK, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE)
+COMMANDS: tuple[Command, ...] = (CHECK, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE, CACHE)
 
 _EPILOG = """\
 start here:
@@ -42,6 +44,7 @@ start here:
   spec-protocols pin 0.5.21             mypy/pyright settings for code that targets that release
   spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/
                                         what my_plugin must change to pass on 0.5.23
+  spec-protocols cache                  what the gate's cache folder holds, and pruning it
 
 `spec-protocols check --help` explains targets, verdicts and exit codes.
 """
