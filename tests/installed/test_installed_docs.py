@@ -31,6 +31,7 @@ from tests.installed._userland import (
     git,
     make_venv,
     pins,
+    pip_install,
     plugin_source,
     run,
     user_env,
@@ -99,8 +100,7 @@ def _python(session: Session, block: Block) -> None:
 
 def _pytest(session: Session, block: Block) -> None:
     if not (session.venv.bin / "pytest").exists():
-        run([session.venv.python, "-m", "pip", "install", pins()["pytest"]], cwd=session.project, env=session.env,
-            timeout=TIMEOUT)
+        pip_install(session.venv, session.env, pins()["pytest"], home=session.project)
     module = session.project / f"test_doc_block_{block.line}.py"
     module.write_text(block.text, encoding="utf-8")
     ran = run([session.venv.python, "-m", "pytest", "-rA", "-p", "no:cacheprovider", module.name],
