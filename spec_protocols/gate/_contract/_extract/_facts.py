@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal, TypeGuard
+from typing import Literal, TypeGuard, TypeVar
 
 from spec_protocols.gate._contract._extract._algorithms import PredicateMeaning
 from spec_protocols.gate._contract._extract._receivers import is_scheduler, names_of, receiver
@@ -55,6 +56,7 @@ _OVERLAP_FIELD = "enable_overlap"
 MAX_DEPTH = 4
 #: Names of the algorithm object (``SpeculativeAlgorithm``, an enum).
 _ALGO_NAMES = frozenset({"spec_algorithm", "speculative_algorithm", "algo", "algorithm"})
+_E = TypeVar("_E", bound=ast.expr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,22 +162,27 @@ def _other(expr: ast.expr, polarity: bool) -> Facts:
     return (Fact("other", _words(expr, polarity), (id(expr), polarity)),)
 
 
-def _general(expr: ast.expr, polarity: bool, scope: Scope) -> Facts:
-    """What any expression tells: speculative mode, or ``other``."""
-    return _speculative_mode(expr, polarity, scope) or _other(expr, polarity)
-
-
-def _speculative_mode(expr: ast.expr, polarity: bool, scope: Scope) -> Facts:
-    """A receiver or the scheduler tested (``if self.draft_worker:``): speculative mode; else nothing."""
+def _speculative_or(
+    tells: Callable[[_E, Conditions, bool, Scope, int], Facts | None],
+    expr: _E, conditions: Conditions, polarity: bool, scope: Scope, depth: int,
+) -> Facts:
+    """Speculative mode when ``expr`` is a receiver or the scheduler (``if
+    self.draft_worker:``); else what ``tells`` finds (None: ``other``)."""
     if receiver(expr, scope) is not None or is_scheduler(expr, scope):
         return (Fact("neutral", _words(expr, polarity), (id(expr), polarity)),)
-    return ()
+    found = tells(expr, conditions, polarity, scope, depth)
+    return _other(expr, polarity) if found is None else found
+
+
+def _nothing(expr: ast.expr, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+    """What an expression tells by its kind alone when no kind's function reads it: nothing."""
+    return None
 
 
 @functools.singledispatch
 def _facts(expr: ast.expr, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
     """Any other expression: speculative mode when it is a receiver or the scheduler, else ``other``."""
-    return _general(expr, polarity, scope)
+    return _speculative_or(_nothing, expr, conditions, polarity, scope, depth)
 
 
 @_facts.register
@@ -183,7 +190,7 @@ def _unary(expr: ast.UnaryOp, conditions: Conditions, polarity: bool, scope: Sco
     """``not c``: ``c`` with the other polarity."""
     if isinstance(expr.op, ast.Not):
         return conditions.facts_of(expr.operand, not polarity, scope, depth)
-    return _general(expr, polarity, scope)
+    return _speculative_or(_nothing, expr, conditions, polarity, scope, depth)
 
 
 @_facts.register
@@ -208,7 +215,7 @@ def _compare(expr: ast.Compare, conditions: Conditions, polarity: bool, scope: S
     """One comparison: of the algorithm object (:func:`_compare_facts`), or
     ``w is not None`` (speculative mode)."""
     if len(expr.ops) != 1:
-        return _general(expr, polarity, scope)
+        return _speculative_or(_nothing, expr, conditions, polarity, scope, depth)
     words, origin = _words(expr, polarity), (id(expr), polarity)
     compared = _compare_facts(expr, polarity, scope, words, origin)
     if compared is not None:
@@ -224,31 +231,20 @@ def _attribute(expr: ast.Attribute, conditions: Conditions, polarity: bool, scop
     """The scheduler's overlap field (a ``branch``), a receiver, or a property of the class."""
     if expr.attr == _OVERLAP_FIELD and is_scheduler(expr.value, scope):
         return (Fact("branch", _words(expr, polarity), (id(expr), polarity), branch=OVERLAP if polarity else SYNCHRONOUS),)
-    neutral = _speculative_mode(expr, polarity, scope)
-    if neutral:
-        return neutral
-    found = _property_facts(expr, conditions, polarity, scope, depth)
-    return _other(expr, polarity) if found is None else found
+    return _speculative_or(_property_facts, expr, conditions, polarity, scope, depth)
 
 
 @_facts.register
 def _name(expr: ast.Name, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
     """A receiver, or a local bound once: what its value tells."""
-    neutral = _speculative_mode(expr, polarity, scope)
-    if neutral:
-        return neutral
-    found = _local_facts(expr, conditions, polarity, scope, depth)
-    return _other(expr, polarity) if found is None else found
+    return _speculative_or(_local_facts, expr, conditions, polarity, scope, depth)
 
 
 @_facts.register
 def _call(expr: ast.Call, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
     """``isinstance`` / ``hasattr`` of a receiver, a predicate of the algorithm
     object, or a function of the release that implies one."""
-    neutral = _speculative_mode(expr, polarity, scope)
-    if neutral:
-        return neutral
-    return _call_facts(expr, conditions, polarity, scope, depth) or _other(expr, polarity)
+    return _speculative_or(_call_facts, expr, conditions, polarity, scope, depth)
 
 
 def _property_facts(expr: ast.Attribute, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
@@ -305,23 +301,24 @@ def _compare_facts(expr: ast.Compare, polarity: bool, scope: Scope, words: str, 
     return (Fact("algorithm", words, origin),) if positive else ()
 
 
-def _call_facts(call: ast.Call, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+def _call_facts(call: ast.Call, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+    """What a call tells; None when nothing (``other``)."""
     words, origin = _words(call, polarity), (id(call), polarity)
     func = call.func
     if isinstance(func, ast.Name) and func.id in ("isinstance", "hasattr") and len(call.args) == 2:
         held = receiver(call.args[0], scope)
         if held is None or not polarity:
-            return ()
+            return None
         if func.id == "isinstance":
             return (Fact("isinstance", words, origin, receiver=held),)
-        return tuple(Fact("hasattr", words, origin, receiver=held, member=name) for name in names_of(call.args[1], scope))
+        return tuple(Fact("hasattr", words, origin, receiver=held, member=name) for name in names_of(call.args[1], scope)) or None
     if isinstance(func, ast.Attribute) and is_algorithm(func.value, scope):
-        return _predicate_facts(func, conditions.tree.algorithms.meaning(func.attr), polarity, scope, words, origin)
+        return _predicate_facts(func, conditions.tree.algorithms.meaning(func.attr), polarity, scope, words, origin) or None
     if polarity:
         implied = conditions.implied_by_callee(call, scope, depth)
         if implied is not None:
             return (Fact("algorithm", f"{words}, which {implied.text}", origin),)
-    return ()
+    return None
 
 
 def _predicate_facts(
