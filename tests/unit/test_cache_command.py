@@ -90,10 +90,10 @@ def test_the_text_says_where_what_and_what_prune_would_free(cache: Path, capsys:
     assert out.startswith(f"the gate's cache: {cache} ($SPEC_PROTOCOLS_CACHE_DIR): ")
     table = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ") and not line.startswith("   ")}
     assert "2 releases (0.5.9, 0.5.23)" in table["releases"]
-    assert "2 wheels, 1 of them with their source unpacked (--prune deletes those)" in table["wheels"]
-    assert "1 entries: notes.txt" in table["other"]
+    assert "2 wheels, 1 with its source unpacked (--prune deletes those)" in table["wheels"]
+    assert "1 entry: notes.txt" in table["other"]
     assert "Deleting any of it is safe while no gate runs" in out
-    assert "spec-protocols cache --prune deletes the 1 wheels whose source is unpacked" in out
+    assert "spec-protocols cache --prune deletes the 1 wheel whose source is unpacked" in out
 
 
 def test_an_empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +104,7 @@ def test_an_empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
 def test_prune_deletes_the_wheels_whose_source_is_unpacked_only(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _cache(capsys, "--prune", "--format", "json")
     assert code == 0
-    assert err.startswith("spec-protocols: deleted 1 fetched wheels whose source is unpacked (")
+    assert err.startswith("spec-protocols: deleted 1 fetched wheel whose source is unpacked (")
     assert sorted(p.name for p in (cache / "sglang" / "wheels").iterdir()) == ["sglang-0.5.22-py3-none-any.whl"]
     assert _kinds(out)["wheels"]["items"] == 1
     assert (cache / "sglang" / "0.5.23" / ".complete").is_file()  # the source stays

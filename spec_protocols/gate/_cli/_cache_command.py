@@ -182,21 +182,28 @@ def human(size: int) -> str:
     return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
+def _counted(count: int, noun: str) -> str:
+    """``2 releases``, ``1 release``, ``1 entry``: nouns are given in the plural."""
+    if count != 1:
+        return f"{count} {noun}"
+    return f"1 {noun[:-3]}y" if noun.endswith("ies") else f"1 {noun.removesuffix('s')}"
+
+
 def _held_line(holding: Holding, root: Path) -> str:
+    counted = _counted(holding.items, holding.noun)
     if holding.kind == "releases":
         names = [p.name for p in holding.paths]
         listed = ", ".join(names) if len(names) <= 6 else f"{names[0]} ... {names[-1]}"
-        return f"{holding.items} {holding.noun} ({listed})"
+        return f"{counted} ({listed})"
     if holding.kind == "wheels":
         from spec_protocols.gate._contract._release_source import unpacked_wheels
 
         unpacked = len(unpacked_wheels(root))
-        return f"{holding.items} {holding.noun}, {unpacked} of them with their source unpacked" + (
-            " (--prune deletes those)" if unpacked else ""
-        )
+        their = "its" if unpacked == 1 else "their"
+        return f"{counted}, {unpacked} with {their} source unpacked (--prune deletes those)" if unpacked else counted
     if holding.kind == "other":
-        return f"{holding.items} {holding.noun}: " + ", ".join(p.relative_to(root).as_posix() for p in holding.paths)
-    return f"{holding.items} {holding.noun}"
+        return f"{counted}: " + ", ".join(p.relative_to(root).as_posix() for p in holding.paths)
+    return counted
 
 
 def _chosen_by() -> str:
@@ -228,7 +235,7 @@ def _text(root: Path, held: Sequence[Holding]) -> str:
     unpacked = unpacked_wheels(root)
     if unpacked:
         lines.append(
-            f"spec-protocols cache --prune deletes the {len(unpacked)} wheels whose source is unpacked "
+            f"spec-protocols cache --prune deletes the {_counted(len(unpacked), 'wheels')} whose source is unpacked "
             f"({human(sum(map(_size, unpacked)))})."
         )
     return "\n".join(lines) + "\n"
@@ -263,7 +270,7 @@ def prune(root: Path) -> list[str]:
     freed = sum(map(_size, wheels))
     for wheel in wheels:
         _delete(wheel)
-    return [f"deleted {len(wheels)} fetched wheels whose source is unpacked ({human(freed)})"]
+    return [f"deleted {_counted(len(wheels), 'fetched wheels')} whose source is unpacked ({human(freed)})"]
 
 
 def clear(root: Path, kinds: Sequence[str]) -> list[str]:
