@@ -31,6 +31,7 @@ class CheckerName(enum.StrEnum):
     RUNTIME = "runtime"
     MYPY = "mypy"
     PYRIGHT = "pyright"
+    TY = "ty"
 
 
 #: Each checker's module (it defines ``CHECKER``, the object the pipeline
@@ -39,6 +40,8 @@ _LINES: dict[CheckerName, tuple[str, bool]] = {
     CheckerName.RUNTIME: ("spec_protocols.gate._checkers._runtime", True),
     CheckerName.MYPY: ("spec_protocols.gate._checkers._mypy", True),
     CheckerName.PYRIGHT: ("spec_protocols.gate._checkers._pyright", True),
+    # Experimental: chosen by name only (docs/agreement.md has its figures).
+    CheckerName.TY: ("spec_protocols.gate._checkers._ty", False),
 }
 
 #: Every registered checker's name, in report order (``--checker``'s choices).
