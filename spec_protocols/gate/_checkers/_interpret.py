@@ -1,9 +1,9 @@
-"""Reading the harness: what the two static checkers share, and the verdict core.
+"""Reading the harness: the verdict core, one for every static checker.
 
 Each static adapter turns its checker's own output into :class:`Diagnostic`
 values (a harness line, or an injection site, with the message and code).
-:func:`interpret` turns those into verdicts, identically for mypy and
-pyright, using the line tags of the harness (see
+:func:`interpret` turns those into verdicts, identically for every static
+checker (what its codes and words mean is its dialect), using the line tags of the harness (see
 :mod:`spec_protocols.gate._harness._lines`): it decides, per check, a verdict
 and typed findings (:class:`~spec_protocols.gate._findings.Finding`), worded
 apart (:func:`spec_protocols.gate._findings.message`).
@@ -12,13 +12,13 @@ What an error on each line means is the role's (:mod:`spec_protocols.gate._roles
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from spec_protocols.gate._checkers._class_diagnostics import class_findings, unmodelled
-from spec_protocols.gate._checkers._said import MEMBER_HEADER, indented, plain, summary
+from spec_protocols.gate._checkers._dialect import Dialect
+from spec_protocols.gate._checkers._said import indented, plain, summary
 from spec_protocols.gate._checkers._said import reasons as said_reasons
 from spec_protocols.gate._findings import Finding, Got, Wrong, message
 from spec_protocols.gate._harness import SITE_FUNCTION, ClassRegions, Harness, LineKind, LineTag, SiteShadow
@@ -56,27 +56,11 @@ class Judgement:
     notes: tuple[Finding, ...] = ()
 
 
-#: The error codes with which the checkers report instantiating an abstract class.
-_ABSTRACT_CODES = frozenset({"abstract", "reportAbstractUsage"})
-
-
-def _is_abstract(diag: Diagnostic) -> bool:
-    return diag.code in _ABSTRACT_CODES or "abstract class" in diag.message
-
-
 def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
     """The lines of an "abstract class" error: mypy names the abstract
     members in its one line; pyright lists them under its headline."""
     lines = tuple(line.strip() for line in diag.message.strip().splitlines() if line.strip() not in ("", "..."))
     return lines or (diag.message.strip(),)
-
-
-#: The error codes with which the checkers report a member that does not exist.
-_MISSING_CODES = frozenset({"attr-defined", "reportAttributeAccessIssue"})
-
-
-def _missing(diag: Diagnostic) -> bool:
-    return diag.code in _MISSING_CODES or bool(re.search(r"has no attribute|Cannot access attribute", diag.message))
 
 
 def _short(cls: DiscoveredClass | None) -> str | None:
@@ -183,6 +167,7 @@ def _note(notes: Sequence[Finding]) -> str | None:
 
 def interpret(
     checker: str,
+    dialect: Dialect,
     harness: Harness,
     diagnostics: Sequence[Diagnostic],
     *,
@@ -224,9 +209,9 @@ def interpret(
         return CheckerOutcome(
             checker, {c: Verdict.UNVERIFIED for c in every}, {c: _problems([blind], None) for c in every}, seconds
         )
-    judged = _judge_classes(checker, harness, by_line, in_source)
+    judged = _judge_classes(checker, dialect, harness, by_line, in_source)
     if shadow is not None:
-        judged.update(_judge_sites(checker, harness, shadow, by_line, by_site))
+        judged.update(_judge_sites(checker, dialect, harness, shadow, by_line, by_site))
     verdicts = {check: j.verdict for check, (j, _, _) in judged.items()}
     problems = {check: _problems(j.findings, cls, at) for check, (j, cls, at) in judged.items()}
     notes = {check: note for check, (j, _, _) in judged.items() if (note := _note(j.notes)) is not None}
@@ -238,7 +223,11 @@ _Located = tuple[Judgement, DiscoveredClass | None, tuple[str, int] | None]
 
 
 def _judge_classes(
-    checker: str, harness: Harness, by_line: Mapping[int, Sequence[Diagnostic]], in_source: Sequence[Diagnostic] = ()
+    checker: str,
+    dialect: Dialect,
+    harness: Harness,
+    by_line: Mapping[int, Sequence[Diagnostic]],
+    in_source: Sequence[Diagnostic] = (),
 ) -> dict[Check, _Located]:
     """Every class's checks, each class from its own lines: those of the
     harness, and its own in the plugin's source (``in_source``)."""
@@ -251,8 +240,8 @@ def _judge_classes(
             continue
         cls = harness.classes.get(target)
         regions = harness.regions.get(target)
-        own, counted = class_findings(checker, regions, in_source, _short(cls))
-        judgements = judge_class(checker, tagged, by_line, target in harness.may_be_abstract, cls, regions)
+        own, counted = class_findings(checker, dialect, regions, in_source, _short(cls))
+        judgements = judge_class(checker, dialect, tagged, by_line, target in harness.may_be_abstract, cls, regions)
         for check, judgement in judgements.items():
             judged[check] = (with_class_findings(judgement, own, counted), cls, None)
     return judged
@@ -267,6 +256,7 @@ def with_class_findings(judgement: Judgement, own: Sequence[Finding], counted: S
 
 def _judge_sites(
     checker: str,
+    dialect: Dialect,
     harness: Harness,
     shadow: SiteShadow,
     by_line: Mapping[int, Sequence[Diagnostic]],
@@ -278,13 +268,14 @@ def _judge_sites(
     }
     judged: dict[Check, _Located] = {}
     for number, site in shadow.sites.items():
-        judgement = judge_site(checker, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
+        judgement = judge_site(checker, dialect, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
         judged[Check(site.target, _SITE_PROTOCOL)] = (judgement, None, (str(site.file), site.line))
     return judged
 
 
 def judge_class(
     checker: str,
+    dialect: Dialect,
     tagged: Sequence[tuple[int, LineTag]],
     by_line: Mapping[int, Sequence[Diagnostic]],
     may_be_abstract: bool,
@@ -311,7 +302,7 @@ def judge_class(
     has_getattr = not errors(LineKind.CANARY_INSTANCE)
     judged: dict[Check, Judgement] = {}
     for check in checks:
-        judge = _CheckJudge(checker, check, cls, has_getattr, regions)
+        judge = _CheckJudge(checker, dialect, check, cls, has_getattr, regions)
         judge.read_all([(line, t) for line, t in tagged if t.check == check], by_line, may_be_abstract)
         judged[check] = judge.judgement()
     return judged
@@ -329,9 +320,16 @@ class _CheckJudge:
     """The findings of one check, read line by line; :meth:`judgement` decides."""
 
     def __init__(
-        self, checker: str, check: Check, cls: DiscoveredClass | None, has_getattr: bool, regions: ClassRegions | None = None
+        self,
+        checker: str,
+        dialect: Dialect,
+        check: Check,
+        cls: DiscoveredClass | None,
+        has_getattr: bool,
+        regions: ClassRegions | None = None,
     ) -> None:
         self.checker = checker
+        self.dialect = dialect
         self.regions = regions
         self.check = check
         self.cls = cls
@@ -357,7 +355,7 @@ class _CheckJudge:
         self, mine: Sequence[tuple[int, LineTag]], by_line: Mapping[int, Sequence[Diagnostic]], may_be_abstract: bool
     ) -> None:
         construction = [d for line, t in mine if t.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT) for d in by_line.get(line, [])]
-        if any(_is_abstract(d) for d in construction) and policy_for(self.check.protocol).may_be_abstract(may_be_abstract):
+        if any(self.abstract(d) for d in construction) and policy_for(self.check.protocol).may_be_abstract(may_be_abstract):
             # An intentional base: sglang builds its subclasses, not it.
             self.abstract_base = True
             self.notes.append(Finding(Wrong.ABSTRACT_BASE, self.checker))
@@ -391,15 +389,19 @@ class _CheckJudge:
         elif kind is LineKind.PROTOCOL:
             self.whole.extend(self.protocol_findings(line, diag))
         elif kind is LineKind.NEEDS:
-            reasons = said_reasons(indented(diag.message), None) or [summary(diag.message)]
+            reasons = said_reasons(indented(diag.message), None, self.dialect) or [summary(diag.message)]
             self.found.append(Finding(Wrong.NEED, self.checker, tag.member, line, tuple(reasons), detail=tag.need))
         else:
             (self.factory if kind is LineKind.FACTORY else self.found).append(self.member_finding(line, tag, diag))
 
+    def abstract(self, diag: Diagnostic) -> bool:
+        """Whether ``diag`` says an abstract class is instantiated."""
+        return self.dialect.abstract.says(diag.code, diag.message)
+
     def read_construction(self, line: int, tag: LineTag, diag: Diagnostic) -> None:
-        if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
+        if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not self.abstract(diag)):
             return
-        if _is_abstract(diag):
+        if self.abstract(diag):
             # What is missing is an implementation in the class.
             self.found.append(Finding(Wrong.ABSTRACT, self.checker, tag.member, line, _abstract_lines(diag)))
         else:
@@ -410,9 +412,9 @@ class _CheckJudge:
         """One diagnostic on a member line (or the factory line), as what the
         call site needs and what the class has."""
         member = tag.member or ""
-        if _missing(diag):
+        if self.dialect.missing.says(diag.code, diag.message):
             return Finding(Wrong.MISSING, self.checker, member, line, expected=tag.expected, subject=self.short)
-        reasons = tuple(said_reasons(indented(diag.message), self.short))
+        reasons = tuple(said_reasons(indented(diag.message), self.short, self.dialect))
         wrong = _WRONG_OF_LINE.get(tag.kind, Wrong.MISMATCH)
         return Finding(wrong, self.checker, member, line, reasons, tag.expected, _got(self.cls, member), self.short)
 
@@ -423,7 +425,7 @@ class _CheckJudge:
         lines = indented(diag.message)
         found: list[Finding] = []
         for n, (indent, text) in enumerate(lines):
-            header = MEMBER_HEADER.match(text)
+            header = self.dialect.member_header.match(text)
             if header is None:
                 continue
             member = header.group("member")
@@ -436,7 +438,7 @@ class _CheckJudge:
             if header.group("what") == "is not present":
                 found.append(Finding(Wrong.MISSING, self.checker, member, line, expected=expected, subject=self.short))
             else:
-                reasons = tuple(said_reasons(nested, self.short))
+                reasons = tuple(said_reasons(nested, self.short, self.dialect))
                 found.append(Finding(Wrong.MISMATCH, self.checker, member, line, reasons, expected, _got(self.cls, member), self.short))
         return found or [Finding(Wrong.PROTOCOL, self.checker, None, line, detail=self.check.protocol)]
 
@@ -453,7 +455,9 @@ class _CheckJudge:
         """
         if not self.constructor:
             return list(self.factory)
-        reasons = [r for _, d in self.constructor for r in (said_reasons(indented(d.message), None) or [summary(d.message)])]
+        reasons = [
+            r for _, d in self.constructor for r in (said_reasons(indented(d.message), None, self.dialect) or [summary(d.message)])
+        ]
         line = self.constructor[0][0]
         return [
             Finding(
@@ -491,22 +495,15 @@ class _CheckJudge:
         return Judgement(verdict, (*failing, *gaps, *blind), tuple(self.notes))
 
 
-#: What a site's call builds, as the checkers name it when it is no DraftWorker.
-_SITE_BUILDS = re.compile(
-    rf'(?:Value of type variable "_W" of "{SITE_FUNCTION}_\d+" cannot be|Argument 1 to "{SITE_FUNCTION}_\d+" has incompatible type'
-    rf'|Argument of type) "(?P<built>.*?)"'
-)
-
-
-def _site_findings(checker: str, site: InjectionSite, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
+def _site_findings(checker: str, dialect: Dialect, site: InjectionSite, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
     """The diagnostics on a site's call, in the terms of the site: what
     ``build_draft_tp_worker`` would do with ``draft_worker_cls``. The call's
     own errors (a keyword it cannot take) are one finding: one call fails."""
     found: list[Finding] = []
     call: list[str] = []
     for diag in diagnostics:
-        builds = _SITE_BUILDS.search(diag.message)
-        reasons = said_reasons(indented(diag.message), None)
+        builds = dialect.site_builds.search(diag.message)
+        reasons = said_reasons(indented(diag.message), None, dialect)
         if builds is not None and SITE_FUNCTION in diag.message:
             # "read as X" repeats what it builds.
             kept = tuple(r for r in reasons if not r.startswith("read as"))
@@ -520,6 +517,7 @@ def _site_findings(checker: str, site: InjectionSite, diagnostics: Sequence[Diag
 
 def judge_site(
     checker: str,
+    dialect: Dialect,
     site: InjectionSite,
     diagnostics: Sequence[Diagnostic],
     import_errors: Sequence[Diagnostic] | None,
@@ -534,7 +532,7 @@ def judge_site(
         return Judgement(Verdict.UNVERIFIED, (why,))
     failures = [d for d in diagnostics if d.site is not None and not d.site[1]]
     if failures:
-        return Judgement(Verdict.FAIL, tuple(_site_findings(checker, site, failures)))
+        return Judgement(Verdict.FAIL, tuple(_site_findings(checker, dialect, site, failures)))
     if any(d.site is not None and d.site[1] for d in diagnostics):
         return Judgement(Verdict.PASS)
     return Judgement(Verdict.UNVERIFIED, (Finding(Wrong.SITE_ANY, checker, subject=site.text),))
