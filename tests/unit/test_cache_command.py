@@ -47,6 +47,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _write(root / "overlay" / "0123" / "sglang-stubs" / "__init__.pyi")
     (root / "view" / "4567").mkdir(parents=True)
     (root / "view" / "4567" / "typing_extensions.py").symlink_to("/nonexistent/typing_extensions.py")
+    _write(root / "ty-view" / "cdef" / "pyvenv.cfg")
     _write(root / "shadow" / "89ab" / "plugin.py")
     (root / "runs" / "run-killed").mkdir(parents=True)
     _write(root / "crashes" / "mypy-20261201-000000-1" / "mypy-output.txt")
@@ -77,7 +78,7 @@ def test_each_kind_with_its_size_and_count_and_what_no_kind_names(cache: Path, c
     assert kinds["releases"]["paths"] == [str(cache / "sglang" / "0.5.9"), str(cache / "sglang" / "0.5.23")]
     assert {name: kinds[name]["items"] for name in kinds} == {
         "releases": 2, "wheels": 2, "given-wheels": 1, "verdicts": 2, "mypy": 1, "overlays": 1, "views": 1,
-        "shadows": 1, "runs": 1, "crashes": 1, "other": 1,
+        "ty-views": 1, "shadows": 1, "runs": 1, "crashes": 1, "other": 1,
     }
     assert kinds["other"]["paths"] == [str(cache / "notes.txt")]
     assert kinds["wheels"]["bytes"] >= 70_000 and kinds["releases"]["bytes"] >= 10_000

@@ -91,6 +91,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("overlays", "the stub overlays the checkers read, one per set of stubbed modules (overlay/)",
          ("overlay",), _children, "overlays"),
     Kind("views", "pyright's views of site-packages (view/)", ("view",), _children, "views"),
+    Kind("ty-views", "ty's views: pyright's with the stubs as a stub package (ty-view/)", ("ty-view",), _children,
+         "views"),
     Kind("shadows", "copies of modules that hold injection sites, as the checkers read them (shadow/)",
          ("shadow",), _children, "shadows"),
     Kind("runs", "work folders of runs under way; any other is left by a run that was killed (runs/)",
@@ -305,8 +307,8 @@ what it holds (each kind in a folder of its own):
                 SPEC_PROTOCOLS_KEEP_WHEELS=1; --prune deletes the ones a cache still has
   given-wheels  the .py files of a wheel given as --sglang PATH
   verdicts      the verdict cache: a run whose inputs did not change answers from it
-  mypy, overlays, views, shadows
-                what mypy and pyright read or keep between runs
+  mypy, overlays, views, ty-views, shadows
+                what the static checkers read or keep between runs
   runs          each run's work folder, deleted when the run ends (one left: a killed run's)
   crashes       what a checker that crashed was given, for a bug report
 
