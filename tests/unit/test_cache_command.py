@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from spec_protocols.gate import _cli as cli
+from spec_protocols.gate._checkers import CHECKER_NAMES
 from spec_protocols.gate._cli._cache_command import KINDS
 from tests._paths import REPO_ROOT
 
@@ -47,7 +48,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _write(root / "overlay" / "0123" / "sglang-stubs" / "__init__.pyi")
     (root / "view" / "4567").mkdir(parents=True)
     (root / "view" / "4567" / "typing_extensions.py").symlink_to("/nonexistent/typing_extensions.py")
-    _write(root / "ty-view" / "cdef" / "pyvenv.cfg")
+    _write(root / "ty-view" / "cdef" / "pyvenv.cfg")  # a checker's views, named after it
     _write(root / "shadow" / "89ab" / "plugin.py")
     (root / "runs" / "run-killed").mkdir(parents=True)
     _write(root / "crashes" / "mypy-20261201-000000-1" / "mypy-output.txt")
@@ -74,11 +75,12 @@ def test_each_kind_with_its_size_and_count_and_what_no_kind_names(cache: Path, c
     data = json.loads(out)
     assert data["folder"] == str(cache)
     kinds = _kinds(out)
-    assert list(kinds) == [*(k.name for k in KINDS), "other"]
+    # The stages' kinds, then the folders named after a checker, then the rest.
+    assert list(kinds) == [*(k.name for k in KINDS), "mypy", "ty-view", "other"]
     assert kinds["releases"]["paths"] == [str(cache / "sglang" / "0.5.9"), str(cache / "sglang" / "0.5.23")]
     assert {name: kinds[name]["items"] for name in kinds} == {
-        "releases": 2, "wheels": 2, "given-wheels": 1, "verdicts": 2, "mypy": 1, "overlays": 1, "views": 1,
-        "ty-views": 1, "shadows": 1, "runs": 1, "crashes": 1, "other": 1,
+        "releases": 2, "wheels": 2, "given-wheels": 1, "verdicts": 2, "overlays": 1, "views": 1,
+        "shadows": 1, "runs": 1, "crashes": 1, "mypy": 1, "ty-view": 1, "other": 1,
     }
     assert kinds["other"]["paths"] == [str(cache / "notes.txt")]
     assert kinds["wheels"]["bytes"] >= 70_000 and kinds["releases"]["bytes"] >= 10_000
@@ -113,11 +115,14 @@ def test_prune_deletes_the_wheels_whose_source_is_unpacked_only(cache: Path, cap
 
 
 def test_clear_deletes_the_kinds_named(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _cache(capsys, "--clear", "releases", "crashes", "--format", "json")
+    code, out, err = _cache(capsys, "--clear", "releases", "crashes", "mypy", "--format", "json")
     assert code == 0
-    assert re.fullmatch(r"spec-protocols: deleted releases \(.*\)\nspec-protocols: deleted crashes \(.*\)\n", err), err
-    assert not (cache / "sglang" / "0.5.23").exists() and not (cache / "crashes").exists()
-    assert {"releases", "crashes"}.isdisjoint(_kinds(out)) and "wheels" in _kinds(out)
+    deleted = re.findall(r"^spec-protocols: deleted (\S+) \(.*\)$", err, flags=re.M)
+    assert deleted == ["releases", "crashes", "mypy"], err
+    assert not any((cache / p).exists() for p in ("sglang/0.5.23", "crashes", "mypy"))
+    assert {"releases", "crashes", "mypy"}.isdisjoint(_kinds(out)) and {"wheels", "ty-view"} <= set(_kinds(out))
+    # A checker's folder it does not have is a kind, with nothing to delete.
+    assert _cache(capsys, "--clear", "mypy")[:3:2] == (0, "spec-protocols: nothing to delete\n")
 
 
 def test_clear_with_no_kind_deletes_every_kind_and_leaves_what_it_does_not_know(
@@ -172,4 +177,5 @@ def test_every_folder_the_gate_writes_in_its_cache_is_a_kind() -> None:
     }
     assert {"verdicts", "mypy", "overlay", "view", "shadow", "runs", "crashes", "sglang"} <= written, written
     known = {kind.folder[0] for kind in KINDS}
-    assert written <= known, f"written under the cache, in no kind of spec-protocols cache: {sorted(written - known)}"
+    unnamed = {name for name in written - known if not any(name == c or name.startswith(f"{c}-") for c in CHECKER_NAMES)}
+    assert not unnamed, f"written under the cache, neither a kind of spec-protocols cache nor a checker's: {sorted(unnamed)}"

@@ -1,8 +1,11 @@
 """``spec-protocols cache``: what the gate's cache folder holds, by kind, and pruning it.
 
 Every stage writes under one folder (:func:`~spec_protocols.gate._paths.cache_dir`),
-each in a folder of its own; :data:`KINDS` names them, so that the command
-can say what each costs and delete one kind alone. Decisions:
+each in a folder of its own; :data:`KINDS` names the stages' folders, so
+that the command can say what each costs and delete one kind alone. A
+checker's own folders are named after it (``<checker>/``, ``<checker>-*/``):
+each is a kind of its own, found from the checker registry's names, so that
+adding a checker touches nothing here (no literal here names one). Decisions:
 
 - **Sizes are the disk's**: the blocks each file takes (what ``du`` counts),
   read without following links, in binary units (MiB, as ``du -h``).
@@ -34,7 +37,7 @@ from spec_protocols.gate._model import GateError
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers import Checker
 
-__all__ = ["CACHE", "KINDS", "Holding", "inventory"]
+__all__ = ["CACHE", "KINDS", "Holding", "inventory", "kinds_in"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +90,9 @@ KINDS: tuple[Kind, ...] = (
          ("sglang", "from-wheel"), _children, "wheels"),
     Kind("verdicts", "the verdict cache: each checker's verdicts, contracts, discoveries, run memos (verdicts/)",
          ("verdicts",), _files, "files"),
-    Kind("mypy", "mypy's own incremental cache (mypy/)", ("mypy",), _files, "files"),
-    Kind("overlays", "the stub overlays the checkers read, one per set of stubbed modules (overlay/)",
+    Kind("overlays", "the stub overlays the static checkers read, one per set of stubbed modules (overlay/)",
          ("overlay",), _children, "overlays"),
-    Kind("views", "pyright's views of site-packages (view/)", ("view",), _children, "views"),
-    Kind("ty-views", "ty's views: pyright's with the stubs as a stub package (ty-view/)", ("ty-view",), _children,
-         "views"),
+    Kind("views", "the views of site-packages the static checkers read (view/)", ("view",), _children, "views"),
     Kind("shadows", "copies of modules that hold injection sites, as the checkers read them (shadow/)",
          ("shadow",), _children, "shadows"),
     Kind("runs", "work folders of runs under way; any other is left by a run that was killed (runs/)",
@@ -101,7 +101,29 @@ KINDS: tuple[Kind, ...] = (
          ("crashes",), _children, "reports"),
 )
 
-_BY_NAME = {kind.name: kind for kind in KINDS}
+
+
+def _checker_kinds(root: Path) -> list[Kind]:
+    """The folders of ``root`` named after a checker (``<checker>``, ``<checker>-*``), each a kind."""
+    from spec_protocols.gate._checkers import CHECKER_NAMES
+
+    found = [
+        entry.name
+        for entry in (sorted(root.iterdir()) if root.is_dir() else [])
+        if entry.is_dir() and any(entry.name == name or entry.name.startswith(f"{name}-") for name in CHECKER_NAMES)
+    ]
+    return [Kind(name, f"what that checker keeps between runs ({name}/)", (name,), _files, "files") for name in found]
+
+
+def kinds_in(root: Path) -> list[Kind]:
+    """The kinds of the cache folder ``root``: the stages' (:data:`KINDS`), then its checkers' folders."""
+    return [*KINDS, *_checker_kinds(root)]
+
+
+def _is_checker_folder(name: str) -> bool:
+    from spec_protocols.gate._checkers import CHECKER_NAMES
+
+    return any(name == checker or name.startswith(f"{checker}-") for checker in CHECKER_NAMES)
 
 
 def _walk(path: Path) -> Iterator[os.DirEntry[str]]:
@@ -151,7 +173,7 @@ def inventory(root: Path) -> list[Holding]:
     """What ``root`` (the cache folder) holds, kind by kind, ``other`` last; kinds it has none of are left out."""
     held: list[Holding] = []
     claimed: set[Path] = set()
-    for kind in KINDS:
+    for kind in kinds_in(root):
         paths = kind.paths(root)
         claimed.update(paths)
         if paths:
@@ -277,10 +299,14 @@ def prune(root: Path) -> list[str]:
 
 def clear(root: Path, kinds: Sequence[str]) -> list[str]:
     """Delete the ``kinds`` named (none: every kind, then the folder if that leaves it empty); what was done, in lines."""
-    unknown = [name for name in kinds if name not in _BY_NAME]
+    present = {kind.name: kind for kind in kinds_in(root)}
+    unknown = [name for name in kinds if name not in present and not _is_checker_folder(name)]
     if unknown:
-        raise GateError(f"no cache kind named {unknown[0]!r}; the kinds: {', '.join(_BY_NAME)}")
-    chosen = [_BY_NAME[name] for name in kinds] if kinds else list(KINDS)
+        raise GateError(
+            f"no cache kind named {unknown[0]!r}; the kinds: {', '.join(k.name for k in KINDS)}, "
+            "and a checker's own folder (spec-protocols cache lists those it has)"
+        )
+    chosen = [present[name] for name in kinds if name in present] if kinds else list(present.values())
     done: list[str] = []
     for kind in chosen:
         paths = kind.paths(root)
@@ -307,8 +333,10 @@ what it holds (each kind in a folder of its own):
                 SPEC_PROTOCOLS_KEEP_WHEELS=1; --prune deletes the ones a cache still has
   given-wheels  the .py files of a wheel given as --sglang PATH
   verdicts      the verdict cache: a run whose inputs did not change answers from it
-  mypy, overlays, views, ty-views, shadows
-                what the static checkers read or keep between runs
+  overlays, views, shadows
+                what the static checkers are given to read, remade when missing
+  CHECKER, CHECKER-*
+                a checker's own folders, named after it (an incremental cache, its views)
   runs          each run's work folder, deleted when the run ends (one left: a killed run's)
   crashes       what a checker that crashed was given, for a bug report
 
@@ -333,7 +361,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--clear",
         nargs="*",
         metavar="KIND",
-        help=f"delete the kinds named ({', '.join(_BY_NAME)}); none named: every kind",
+        help=f"delete the kinds named ({', '.join(k.name for k in KINDS)}, or a checker's folder); "
+        "none named: every kind",
     )
     parser.add_argument(
         "--format", choices=["text", "json"], default="text",
@@ -361,7 +390,7 @@ CACHE = Command(
     name="cache",
     help="show what the gate's cache folder holds, by kind, and prune it",
     description="Show the gate's cache folder: its size, and what it holds by kind (fetched sglang releases, "
-    "their wheels, the verdict cache, mypy's cache, the checkers' views...). --prune deletes what no run reads "
+    "their wheels, the verdict cache, the checkers' own caches and views...). --prune deletes what no run reads "
     "again; --clear deletes kinds, or all of it.",
     add_arguments=_add_arguments,
     run=_run,
