@@ -373,6 +373,13 @@ class Problem:
     #: ``__init__``, ``functools.cached_property``, a member reached through
     #: ``__getattr__``): where another checker passes the check, the gate passes it.
     unmodelled: bool = False
+    #: What the problem says of the member, where the instance sglang builds
+    #: can settle it: ``exists`` (it is missing), ``kind`` (a method where a
+    #: value is read, or the other way round), ``call`` (it cannot take
+    #: sglang's call: its arity, keywords, sync or async). None: a type, or
+    #: anything else no instance settles. The replay's evidence decides
+    #: these (:func:`spec_protocols.gate._verdicts.combine`); never rendered.
+    claim: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,6 +397,11 @@ class CheckerOutcome:
     #: The verdicts may not repeat on the same input (a runtime probe died,
     #: killed for memory, say): the verdict cache does not keep them.
     transient: bool = False
+    #: What the checker saw on the instance sglang builds (the replay): per
+    #: check, (member, claim) pairs, ``claim`` one of ``exists``, ``kind``,
+    #: ``call``; a static checker's contrary problem yields to them
+    #: (:func:`spec_protocols.gate._verdicts.combine`).
+    evidence: Mapping[Check, tuple[tuple[str, str], ...]] = field(default_factory=dict[Check, tuple[tuple[str, str], ...]])
 
 
 @dataclass(frozen=True, slots=True)

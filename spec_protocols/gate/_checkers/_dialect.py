@@ -48,6 +48,10 @@ class Dialect:
     override: Said
     #: Assigning to a name whose declared type is a base's.
     assignment: Said = _NEVER
+    #: A reason that says a call does not bind (a keyword it lacks, too many
+    #: positional arguments), not that a type differs: what the instance
+    #: sglang builds can settle (the replay's evidence).
+    call_words: re.Pattern[str] = NO_LINE
     #: A class decorator's application, reported at the class statement.
     decorator_application: Said = _NEVER
     #: Typing hygiene, never a problem of what sglang does with the class.

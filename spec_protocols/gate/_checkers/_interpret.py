@@ -124,7 +124,9 @@ def _where(cls: DiscoveredClass | None, member: str | None) -> tuple[str | None,
     return str(cls.file), cls.line
 
 
-def _problem(finding: Finding | ClassDiagnostic, cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> Problem:
+def _problem(
+    finding: Finding | ClassDiagnostic, cls: DiscoveredClass | None, at: tuple[str, int] | None = None, dialect: Dialect | None = None
+) -> Problem:
     """``finding`` as a problem: worded, and located at the member's own
     definition (or the class; ``at``: an injection site)."""
     if isinstance(finding, ClassDiagnostic):
@@ -137,16 +139,41 @@ def _problem(finding: Finding | ClassDiagnostic, cls: DiscoveredClass | None, at
     if finding.wrong in _PLAIN:
         text = plain(text)
     blind = finding.wrong in _BLIND
-    return Problem(finding.checker, finding.member, text, file, line, unverified=blind, unmodelled=finding.wrong is Wrong.UNMODELLED)
+    return Problem(
+        finding.checker,
+        finding.member,
+        text,
+        file,
+        line,
+        unverified=blind,
+        unmodelled=finding.wrong is Wrong.UNMODELLED,
+        claim=_claim(finding, dialect),
+    )
+
+
+def _claim(finding: Finding, dialect: Dialect | None) -> str | None:
+    """What a finding says that the instance sglang builds can settle (:attr:`Problem.claim`)."""
+    if finding.wrong is Wrong.MISSING:
+        return "exists"
+    if finding.wrong is Wrong.CONSTRUCTOR:
+        return "call"
+    if finding.wrong in (Wrong.SIGNATURE, Wrong.MISMATCH, Wrong.FACTORY) and dialect is not None and finding.reasons:
+        # Only where every reason is a call that does not bind: a type is no instance's to settle.
+        if all(dialect.call_words.search(reason) for reason in finding.reasons):
+            return "call"
+    return None
 
 
 def _problems(
-    findings: Sequence[Finding | ClassDiagnostic], cls: DiscoveredClass | None, at: tuple[str, int] | None = None
+    findings: Sequence[Finding | ClassDiagnostic],
+    cls: DiscoveredClass | None,
+    at: tuple[str, int] | None = None,
+    dialect: Dialect | None = None,
 ) -> tuple[Problem, ...]:
     """Each finding as a problem, once: two lines may say the same thing."""
     seen: set[tuple[str | None, str]] = set()
     out: list[Problem] = []
-    for problem in (_problem(f, cls, at) for f in findings):
+    for problem in (_problem(f, cls, at, dialect) for f in findings):
         key = (problem.member, problem.message)
         if key not in seen:
             seen.add(key)
@@ -214,7 +241,7 @@ def interpret(
     if shadow is not None:
         judged.update(_judge_sites(checker, dialect, harness, shadow, by_line, by_site))
     verdicts = {check: j.verdict for check, (j, _, _) in judged.items()}
-    problems = {check: _problems(j.findings, cls, at) for check, (j, cls, at) in judged.items()}
+    problems = {check: _problems(j.findings, cls, at, dialect) for check, (j, cls, at) in judged.items()}
     notes = {check: note for check, (j, _, _) in judged.items() if (note := _note(j.notes)) is not None}
     return CheckerOutcome(checker, verdicts, problems, seconds, notes)
 

@@ -29,6 +29,7 @@ class CheckerName(enum.StrEnum):
     verdict cache read and write the same text."""
 
     RUNTIME = "runtime"
+    REPLAY = "replay"
     MYPY = "mypy"
     PYRIGHT = "pyright"
     TY = "ty"
@@ -38,6 +39,7 @@ class CheckerName(enum.StrEnum):
 #: runs), and whether a run with no ``--checker`` uses it.
 _LINES: dict[CheckerName, tuple[str, bool]] = {
     CheckerName.RUNTIME: ("spec_protocols.gate._checkers._runtime", True),
+    CheckerName.REPLAY: ("spec_protocols.gate._checkers._replay", True),
     CheckerName.MYPY: ("spec_protocols.gate._checkers._mypy", True),
     CheckerName.PYRIGHT: ("spec_protocols.gate._checkers._pyright", True),
     # Experimental: chosen by name only (docs/agreement.md has its figures).

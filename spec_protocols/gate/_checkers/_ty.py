@@ -52,6 +52,7 @@ DIALECT = Dialect(
     ),
     override=Said(frozenset({"invalid-method-override", "invalid-attribute-override", "override-of-final-method"})),
     assignment=Said(frozenset({"invalid-assignment"})),
+    call_words=re.compile(r"No parameter named|Too many positional|[Mm]issing (?:required )?(?:keyword )?argument|unknown-argument|missing-argument"),
     decorator_application=Said(frozenset({"invalid-argument-type"})),
     no_attribute=re.compile(r"Object of type `(?P<owner>[\w.\[\]]+)` has no attribute"),
     headlines=(
@@ -157,4 +158,4 @@ def _version() -> tuple[str, bool]:
 
 
 #: The ty checker: experimental, never a default; its words lead last.
-CHECKER = StaticChecker(CheckerName.TY, CheckerName.TY, 3, DIALECT, _version, _invoke)
+CHECKER = StaticChecker(CheckerName.TY, CheckerName.TY, 4, DIALECT, _version, _invoke)

@@ -22,6 +22,7 @@ from spec_protocols.gate._findings._values import (
     ClassDiagnostic,
     Finding,
     Got,
+    ReplayFinding,
     RuntimeFinding,
     Wrong,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "ClassDiagnostic",
     "Finding",
     "Got",
+    "ReplayFinding",
     "RuntimeFinding",
     "Wrong",
     "compose",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["AnyFinding", "BodyDiagnostics", "ClassDiagnostic", "Finding", "Got", "RuntimeFinding", "Wrong"]
+__all__ = ["AnyFinding", "BodyDiagnostics", "ClassDiagnostic", "Finding", "Got", "ReplayFinding", "RuntimeFinding", "Wrong"]
 
 
 class Wrong(enum.Enum):
@@ -166,5 +166,35 @@ class RuntimeFinding:
     passed: str = ""
 
 
+#: What the replay found, replaying sglang's calls on what it builds:
+#: ``registration`` (registering raised), ``factory`` (the registered factory
+#: cannot take ``create_worker``'s call, or returns nothing the scheduler can
+#: build), ``constructor`` (the scheduler's constructor call does not bind),
+#: ``raised`` (a TypeError or AttributeError at the boundary: sglang's call of
+#: the plugin's code, or the plugin's of sglang's, inside the construction),
+#: ``missing``/``kind``/``signature``/``async``/``generator`` (a member as the
+#: instance has it, against sglang's use of it), ``draft`` (the draft worker
+#: class ``build_draft_tp_worker`` was given cannot be built), ``stopped``
+#: (the replay could not go on: an exception inside the plugin's own code or
+#: inside sglang's with its stand-ins; a blind spot, never a failure).
+ReplayKind = Literal[
+    "registration", "factory", "constructor", "raised", "missing", "kind", "signature", "async", "generator", "draft", "stopped"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayFinding:
+    """What the replay found on the instance sglang builds."""
+
+    member: str | None
+    kind: ReplayKind
+    #: The fact in the replay's words: the exception, or how the call and the member differ.
+    said: str
+    #: sglang's call that meets it ("managers/scheduler.py: Scheduler.maybe_init_draft_worker").
+    site: str = ""
+    #: Where in the plugin's code it happened ("plugin.py:12"), when it did there.
+    where: str = ""
+
+
 #: Every kind of finding.
-AnyFinding = Finding | ClassDiagnostic | BodyDiagnostics | RuntimeFinding
+AnyFinding = Finding | ClassDiagnostic | BodyDiagnostics | RuntimeFinding | ReplayFinding

@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import singledispatch
 
-from spec_protocols.gate._findings._values import AnyFinding, BodyDiagnostics, ClassDiagnostic, Finding, Got, RuntimeFinding, Wrong
+from spec_protocols.gate._findings._values import (
+    AnyFinding,
+    BodyDiagnostics,
+    ClassDiagnostic,
+    Finding,
+    Got,
+    ReplayFinding,
+    RuntimeFinding,
+    Wrong,
+)
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
 __all__ = ["compose", "got_text", "message"]
@@ -80,6 +89,30 @@ def _(f: BodyDiagnostics) -> str:
 def _(f: RuntimeFinding) -> str:
     """The runtime checker's problem: the verification's words, tagged with its category and where sglang meets it."""
     return _RUNTIME_PHRASES[f.kind](f)
+
+
+@_words.register
+def _(f: ReplayFinding) -> str:
+    """The replay's finding: what happened, where sglang met it, where in the plugin."""
+    at = f" ({f.site})" if f.site else ""
+    where = f" at {f.where}" if f.where else ""
+    return f"{_REPLAY_LEADS[f.kind]}{at}: {f.said}{where}"
+
+
+#: How each kind of replay finding begins.
+_REPLAY_LEADS: Mapping[str, str] = {
+    "registration": "registering it as sglang does raises",
+    "factory": "create_worker cannot get a class from the registered factory",
+    "constructor": "the scheduler's constructor call cannot construct it",
+    "raised": "constructing it as the scheduler does raises at sglang's boundary",
+    "missing": "the instance sglang builds has no such member",
+    "kind": "on the instance sglang builds, it is of the wrong kind",
+    "signature": "on the instance sglang builds, it cannot take sglang's call",
+    "async": "on the instance sglang builds, it is async where sglang does not await it",
+    "generator": "on the instance sglang builds, it is a generator function where sglang wants the call to do the work",
+    "draft": "build_draft_tp_worker cannot build the draft worker class it was given",
+    "stopped": "the replay stopped before sglang's calls (not a failure: another checker decides)",
+}
 
 
 def _verification(f: RuntimeFinding) -> str:

@@ -48,6 +48,7 @@ DIALECT = Dialect(
         re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name"),
     ),
     assignment=Said(frozenset({"assignment"})),
+    call_words=re.compile(r"Unexpected keyword argument|Too many (?:positional )?arguments|Too few arguments|Missing (?:positional|named) argument"),
     # A class decorator's application is reported at the class statement.
     decorator_application=Said(frozenset({"type-var", "arg-type"})),
     hygiene=Said(frozenset({"var-annotated", "annotation-unchecked"})),

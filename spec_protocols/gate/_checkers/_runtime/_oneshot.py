@@ -54,7 +54,7 @@ from spec_protocols.gate._checkers._runtime._channel import (
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput, built_by
 from spec_protocols.gate._checkers._registry import CheckerName
-from spec_protocols.gate._findings import message
+from spec_protocols.gate._findings import RuntimeFinding, message
 from spec_protocols.gate._model import (
     Check,
     CheckerCrashed,
@@ -67,7 +67,7 @@ from spec_protocols.gate._model import (
     Verdict,
 )
 from spec_protocols.gate._roles import registered_terms, role_policies
-__all__ = ["LABEL", "NAME", "SITE_NOTE", "Launch", "RuntimeChecker", "run_runtime"]
+__all__ = ["LABEL", "NAME", "SITE_NOTE", "Launch", "RuntimeChecker", "item_of", "release_of", "run_runtime"]
 
 NAME = CheckerName.RUNTIME
 #: How a sentence names it.
@@ -120,17 +120,17 @@ def run_runtime(
         verdicts[check] = Verdict.SKIPPED
         problems[check] = ()
         notes[check] = SITE_NOTE
-    items = [_item(index, c, terms) for index, c in enumerate(classes)]
+    items = [item_of(index, c, terms) for index, c in enumerate(classes)]
     items += _scan_items(scan_modules, {c.module for c in classes}, len(items))
     died = False
     if items:
         results, died = _run_probes(
-            items, search_roots, timeout, deadline=start + timeout, release=_release(terms), launch=launch
+            items, search_roots, timeout, deadline=start + timeout, release=release_of(terms), launch=launch
         )
         for result in results:
             check = Check(result.target, result.protocol)
             verdicts[check] = result.verdict
-            problems[check] = tuple(Problem(NAME, f.member, message(f)) for f in result.problems)
+            problems[check] = tuple(Problem(NAME, f.member, message(f), claim=_claim(f)) for f in result.problems)
             if result.note:
                 notes[check] = result.note
     # A probe that died may not die next time (it was killed for memory, say):
@@ -138,7 +138,20 @@ def run_runtime(
     return CheckerOutcome(NAME, verdicts, problems, time.perf_counter() - start, notes, transient=died)
 
 
-def _item(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeClass:
+#: What a runtime finding's verification category says, that the instance sglang builds can settle.
+_CLAIMS = {"missing": "exists", "kind": "kind", "signature": "call", "async": "call", "generator": "call"}
+
+
+def _claim(finding: RuntimeFinding) -> str | None:
+    """The :attr:`Problem.claim` of what the runtime checker found on the class (never a constructor's: the replay builds it)."""
+    if finding.kind == "presence":
+        return "exists"
+    if finding.kind != "verification" or finding.context != "member":
+        return None
+    return _CLAIMS.get(finding.category)
+
+
+def item_of(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeClass:
     """One class to probe, with what its registrations hold it to (the
     scheduler branches they select, a spec_class's capabilities, keywords a
     partial binds): as the static checkers' harness holds it."""
@@ -166,7 +179,7 @@ def _scan_items(modules: Sequence[str], probed: set[str], start: int) -> list[Pr
     return [ProbeClass(start + n, module, "", f"{module}:<import>", ()) for n, module in enumerate(fresh)]
 
 
-def _release(terms: ReleaseTerms) -> ProbeRelease:
+def release_of(terms: ReleaseTerms) -> ProbeRelease:
     """What the probe needs of ``terms``."""
     return ProbeRelease(
         # The protocols a role holds a class to member by member (SpecWorker, DraftWorker).

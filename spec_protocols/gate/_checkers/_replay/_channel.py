@@ -1,0 +1,82 @@
+"""What the replay checker and its driver process say to each other: a request in, an answer out, through the codec.
+
+The driver (:mod:`._driver`) runs the plugin's code and sglang's, so it runs
+in a process of its own; what it prints cannot reach the answer, which it
+writes to a file in a private folder that the checker names in the request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
+from spec_protocols.gate._codec import decode, encode, write_atomically
+from spec_protocols.gate._findings import ReplayFinding
+from spec_protocols.gate._model import Verdict
+
+__all__ = ["ReplayAnswer", "ReplayRequest", "ReplayResult", "read_answer", "read_request", "request_text", "write_answer"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayRequest:
+    """What the driver is asked."""
+
+    search_roots: tuple[str, ...]
+    answer_file: str
+    #: The modules to import, as sglang's plugin loader would import the plugin's.
+    modules: tuple[str, ...]
+    #: The classes the run checks (each result names one of them).
+    classes: tuple[ProbeClass, ...]
+    release: ProbeRelease = field(default_factory=ProbeRelease)
+    #: Functions (``module:function``) that register an algorithm when called
+    #: with no argument, the plugin's ``register()`` entry points read from its
+    #: source: called, as sglang's loader calls an entry point, when importing
+    #: the module registered nothing.
+    register_functions: tuple[str, ...] = ()
+    #: The files of the plugin's own code: an exception raised there is the
+    #: plugin's, one raised elsewhere sglang's (or the replay's stand-ins').
+    plugin_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """One class against one protocol, as the replay drove it."""
+
+    target: str
+    protocol: str
+    verdict: Verdict
+    findings: tuple[ReplayFinding, ...] = ()
+    note: str | None = None
+    #: What the replay saw on the instance sglang built: (member, claim)
+    #: pairs, ``claim`` one of ``exists``, ``call``, ``kind``; the verdict
+    #: rule (:mod:`spec_protocols.gate._verdicts`) sets a static checker's
+    #: "missing" or "cannot take the call" against them.
+    evidence: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayAnswer:
+    results: tuple[ReplayResult, ...] = ()
+    #: Why the replay could not run at all (sglang not importable, say); then no results.
+    failure: str | None = None
+    #: Per algorithm the plugin registered: what the replay drove, in words (for a note).
+    algorithms: Mapping[str, str] = field(default_factory=dict[str, str])
+
+
+def request_text(request: ReplayRequest) -> str:
+    return json.dumps(encode(request))
+
+
+def read_request(text: str) -> ReplayRequest:
+    return decode(ReplayRequest, json.loads(text))
+
+
+def write_answer(path: Path, answer: ReplayAnswer) -> None:
+    write_atomically(path, json.dumps(encode(answer)))
+
+
+def read_answer(path: Path) -> ReplayAnswer:
+    return decode(ReplayAnswer, json.loads(path.read_text(encoding="utf-8")))

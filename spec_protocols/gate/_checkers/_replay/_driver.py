@@ -1,0 +1,464 @@
+"""The replay itself: sglang's call sequence on what a plugin registers, in a process of its own.
+
+``python -m spec_protocols.gate._checkers._replay._driver`` reads a
+:class:`~._channel.ReplayRequest` on stdin, writes its answer to the file it
+names, and exits. In order, as sglang does it:
+
+1. sglang's modules are imported, and the stand-ins installed (:mod:`._standins`);
+   ``build_draft_tp_worker`` is watched, not replaced: what it is given and
+   what becomes of it is recorded;
+2. the plugin is loaded as sglang's plugin loader loads it: its modules
+   imported, its ``sglang.srt.plugins`` entry points called, and where
+   neither registered anything, the functions of its source that register
+   (``register()``), called with no argument;
+3. for each algorithm that appeared in sglang's registry
+   (``spec_registry._REGISTRY``): the server arguments for it, its
+   ``validate_server_args``, ``create_worker(server_args)`` (which calls the
+   registered factory positionally), and the scheduler's construction of what
+   that returns (``Scheduler.maybe_init_draft_worker``: its keywords, the
+   release's), bound first, then made;
+4. on the instance: every member the release calls, fetched with
+   ``getattr`` and bound as sglang calls it on the path the registration
+   selects (:mod:`._instance`); the same for its draft worker; and each draft
+   worker class ``build_draft_tp_worker`` was given, as it was built.
+
+What breaks at the boundary fails the class; what raises inside either
+side's own code stops the replay there (:mod:`._boundary`).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import inspect
+import io
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, cast
+
+import spec_protocols
+from spec_protocols.gate._checkers._replay._boundary import Blame, Sides, blame
+from spec_protocols.gate._checkers._replay._channel import ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
+from spec_protocols.gate._checkers._replay._instance import Fetched, fetch_members
+from spec_protocols.gate._checkers._replay._standins import Standins
+from spec_protocols.gate._checkers._runtime._channel import ProbeClass
+from spec_protocols.gate._findings import ReplayFinding
+from spec_protocols.gate._findings._values import ReplayKind
+from spec_protocols.gate._model import ProtocolName, Verdict
+
+__all__ = ["main", "replay"]
+
+#: sglang's calls the replay makes, as its findings name them.
+CONSTRUCT_SITE = "managers/scheduler.py: Scheduler.maybe_init_draft_worker"
+CREATE_SITE = "speculative/spec_registry.py: CustomSpecAlgo.create_worker"
+FACTORY_SITE = "speculative/draft_worker_common.py: build_draft_tp_worker"
+_SCHEDULER_CALLS = "managers/scheduler.py and its components"
+_DEFAULTS_CALLS = "speculative/base_spec_worker.py: BaseSpecWorker's defaults"
+#: The keywords of the scheduler's construction where the release does not say (0.5.23's).
+_CONSTRUCTOR_KEYWORDS = ("server_args", "gpu_id", "nccl_port", "target_worker")
+_PLUGIN_GROUP = "sglang.srt.plugins"
+
+
+@dataclass
+class _Results:
+    """The results so far, by (target, protocol): the first failure stands, findings accumulate."""
+
+    found: dict[tuple[str, str], ReplayResult] = field(default_factory=dict[tuple[str, str], ReplayResult])
+
+    def add(self, target: str, protocol: str, verdict: Verdict, findings: Sequence[ReplayFinding] = (), *, note: str | None = None, evidence: Sequence[tuple[str, str]] = ()) -> None:
+        key = (target, protocol)
+        old = self.found.get(key)
+        if old is None:
+            self.found[key] = ReplayResult(target, protocol, verdict, tuple(findings), note, tuple(evidence))
+            return
+        rank = {Verdict.FAIL: 0, Verdict.UNVERIFIED: 1, Verdict.PASS: 2, Verdict.SKIPPED: 3}
+        worst = min(old.verdict, verdict, key=lambda v: rank[v])
+        self.found[key] = replace(
+            old,
+            verdict=worst,
+            findings=(*old.findings, *(f for f in findings if f not in old.findings)),
+            note=old.note or note,
+            evidence=tuple(dict.fromkeys((*old.evidence, *evidence))),
+        )
+
+
+@dataclass
+class _Built:
+    """One call of ``build_draft_tp_worker``: the class it was given, and what became of it."""
+
+    draft_class: object
+    error: BaseException | None = None
+    entered: bool = True
+    draft: object = None
+
+
+def _dotted(obj: object) -> str:
+    cls = obj if isinstance(obj, type) else type(obj)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class _Replay:
+    def __init__(self, request: ReplayRequest) -> None:
+        self.request = request
+        self.results = _Results()
+        self.built: list[_Built] = []
+        self.algorithms: dict[str, str] = {}
+        self.classes: dict[str, ProbeClass] = {c.target: c for c in request.classes}
+        self.standins = Standins()
+        self.sides = Sides(frozenset(str(Path(f).resolve()) for f in request.plugin_files), Standins.is_standin, Standins.real_has)
+        self._watch_draft_factory()
+
+    # -- loading the plugin, as sglang's loader does ------------------------------
+
+    def load(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The algorithms the plugin registered (name -> sglang's algorithm object), and the modules that failed to import."""
+        registry = _registry()
+        before = set(registry)
+        failed: dict[str, str] = {}
+        for module in self.request.modules:
+            try:
+                importlib.import_module(module)
+            except BaseException as error:  # noqa: BLE001 - the plugin's module: any exception is its failure
+                failed[module] = _one_line(error)
+        self._entry_points()
+        if set(registry) == before:
+            for spec in self.request.register_functions:
+                self._call_register(spec)
+        return {name: registry[name] for name in registry if name not in before}, failed
+
+    def _entry_points(self) -> None:
+        """The plugin's ``sglang.srt.plugins`` entry points, called as sglang's loader calls them."""
+        modules = self.request.modules
+        for point in importlib.metadata.entry_points(group=_PLUGIN_GROUP):
+            home = point.value.partition(":")[0].strip()
+            if any(home == m or home.startswith(f"{m}.") or m.startswith(f"{home}.") for m in modules):
+                try:
+                    point.load()()
+                except BaseException as error:  # noqa: BLE001 - sglang logs and goes on
+                    self.algorithms[f"entry point {point.name}"] = f"raised {_one_line(error)}"
+
+    def _call_register(self, spec: str) -> None:
+        module, _, name = spec.partition(":")
+        try:
+            function = getattr(importlib.import_module(module), name)
+            function()
+        except BaseException as error:  # noqa: BLE001 - as an entry point that raises
+            self.algorithms[f"{spec}()"] = f"raised {_one_line(error)}"
+
+    # -- build_draft_tp_worker, watched -----------------------------------------
+
+    def _watch_draft_factory(self) -> None:
+        try:
+            from sglang.srt.speculative import draft_worker_common
+        except Exception:  # noqa: BLE001 - a release without draft_worker_cls
+            return
+        real: Callable[..., object] = draft_worker_common.build_draft_tp_worker
+        built = self.built
+
+        @functools.wraps(real)
+        def watched(*args: object, **kwargs: object) -> object:
+            record = _Built(kwargs.get("draft_worker_cls"))
+            built.append(record)
+            try:
+                bundle = real(*args, **kwargs)
+            except BaseException as error:
+                record.error = error
+                raise
+            record.draft = getattr(bundle, "draft_worker", None)
+            return bundle
+
+        setattr(draft_worker_common, "build_draft_tp_worker", watched)  # noqa: B010 - watched, not replaced
+
+    # -- one algorithm ----------------------------------------------------------
+
+    def algorithm(self, name: str, spec: Any) -> None:
+        overlap = bool(getattr(spec, "supports_overlap", False))
+        args = self.standins.server_args(name, overlap=overlap)
+        self.algorithms[name] = f"replayed on the {'overlap' if overlap else 'synchronous'} loop"
+        validate = getattr(spec, "validate_server_args", None)
+        if callable(validate):
+            try:
+                validate(args)
+            except BaseException as error:  # noqa: BLE001
+                self.algorithms[name] = f"its validate_server_args refused the replay's arguments ({_one_line(error)})"
+                return
+        made = self._create(name, spec, args)
+        if made is None:
+            return
+        registered = _class_of(made)
+        self._construct(name, made, registered, args)
+
+    def _create(self, name: str, spec: Any, args: Any) -> object | None:
+        """What ``create_worker(server_args)`` returns, or None (its problem recorded)."""
+        factory = getattr(spec, "factory", None)
+        target = self._factory_target(factory)
+        try:
+            made: object = spec.create_worker(args)
+        except BaseException as error:  # noqa: BLE001
+            if isinstance(error, TypeError) and callable(factory) and not _binds(factory, (args,), {}):
+                finding = ReplayFinding(None, "factory", f"it calls factory(server_args) positionally: {_one_line(error)}", CREATE_SITE)
+                self._fail_or_note(target, finding, name)
+            else:
+                self._blame(target, error, CREATE_SITE, name, entered=True)
+            return None
+        if made is None or not callable(made):
+            finding = ReplayFinding(None, "factory", f"the factory returned {made!r:.60}, which the scheduler cannot call", CREATE_SITE)
+            self._fail_or_note(target, finding, name)
+            return None
+        return made
+
+    def _factory_target(self, factory: object) -> str | None:
+        """The checked class a registered factory stands for, where its source names one (a lambda or a function returning it)."""
+        for item in self.request.classes:
+            if item.builder and callable(factory) and _dotted_function(factory) == item.builder:
+                return item.target
+        return None
+
+    def _construct(self, name: str, made: object, registered: type | None, args: Any) -> None:
+        keywords = self.request.release.constructor_keywords or _CONSTRUCTOR_KEYWORDS
+        target_worker = self.standins.target_worker(args)
+        kwargs = {k: self.standins.keyword(k, args, target_worker) for k in keywords}
+        check = _dotted(registered) if registered is not None else None
+        if not _binds(made, (), kwargs):
+            said = _bind_words(made, kwargs)
+            self._result(check, ProtocolName.SPEC_WORKER, Verdict.FAIL, [ReplayFinding("__init__", "constructor", said, CONSTRUCT_SITE)])
+            return
+        try:
+            with _quiet():
+                instance = cast("Callable[..., object]", made)(**kwargs)
+        except BaseException as error:  # noqa: BLE001 - the plugin's constructor: any exception is judged
+            self._blame(check, error, CONSTRUCT_SITE, name, entered=True, member="__init__")
+            self._drafts()
+            return
+        check = check or _dotted(instance)
+        self._instance(check, instance)
+        self._drafts()
+
+    # -- the instance -----------------------------------------------------------
+
+    def _instance(self, check: str, instance: object) -> None:
+        item = self.classes.get(check)
+        release = self.request.release
+        calls = dict(item.calls) if item is not None else {}
+        fetched = fetch_members(
+            instance, spec_protocols.SpecWorker, release.members.get(ProtocolName.SPEC_WORKER), calls, _SCHEDULER_CALLS, self._stopper(check)
+        )
+        presence = [
+            ReplayFinding(n, "missing", f"getattr(worker, {n!r}) finds nothing; the release calls it", _SCHEDULER_CALLS)
+            for n in release.presence
+            if not _has(instance, n)
+        ]
+        found = [*fetched.findings, *presence]
+        evidence = [("__init__", "call"), ("__init__", "exists"), *fetched.evidence]
+        self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
+        draft = _draft_of(instance)
+        if draft is not None:
+            self._draft_members(draft)
+
+    def _draft_members(self, draft: object) -> None:
+        target = _dotted(draft)
+        if target not in self.classes or self.standins.is_standin(draft):
+            return
+        fetched: Fetched = fetch_members(
+            draft, spec_protocols.DraftWorker, self.request.release.members.get(ProtocolName.DRAFT_WORKER), {}, _DEFAULTS_CALLS, self._stopper(target)
+        )
+        self._result(target, ProtocolName.DRAFT_WORKER, _verdict(fetched.findings), fetched.findings, evidence=fetched.evidence)
+
+    def _drafts(self) -> None:
+        """Each draft worker class ``build_draft_tp_worker`` was given since the last look, as it was built."""
+        records, self.built[:] = list(self.built), []
+        for record in records:
+            target = _dotted(record.draft_class) if isinstance(record.draft_class, type) else None
+            if target is None or target not in self.classes:
+                continue
+            if record.error is None:
+                self._result(target, ProtocolName.DRAFT_WORKER_FACTORY, Verdict.PASS, evidence=[("__init__", "call"), ("__init__", "exists")])
+                if record.draft is not None:
+                    self._draft_members(record.draft)
+                continue
+            judged = blame(record.error, self.sides, entered=True)
+            if judged.verdict == "boundary":
+                finding = ReplayFinding("__init__", "draft", judged.said, FACTORY_SITE, judged.where)
+                self._result(target, ProtocolName.DRAFT_WORKER_FACTORY, Verdict.FAIL, [finding])
+            else:
+                finding = ReplayFinding("__init__", "stopped", judged.said, FACTORY_SITE, judged.where)
+                self._result(target, ProtocolName.DRAFT_WORKER_FACTORY, Verdict.UNVERIFIED, [finding])
+
+    # -- verdicts ---------------------------------------------------------------
+
+    def _stopper(self, check: str) -> Callable[[BaseException], ReplayFinding]:
+        def stopped(error: BaseException) -> ReplayFinding:
+            judged = blame(error, self.sides, entered=True)
+            kind: ReplayKind = "raised" if judged.verdict == "boundary" else "stopped"
+            return ReplayFinding(None, kind, judged.said, _SCHEDULER_CALLS, judged.where)
+
+        return stopped
+
+    def _blame(self, check: str | None, error: BaseException, site: str, name: str, *, entered: bool, member: str | None = None) -> None:
+        judged: Blame = blame(error, self.sides, entered=entered)
+        kind: ReplayKind = "raised" if judged.verdict == "boundary" else "stopped"
+        finding = ReplayFinding(member, kind, judged.said, site, judged.where)
+        if check is None:
+            self.algorithms[name] = f"{kind}: {judged.said}"
+            return
+        self._result(check, ProtocolName.SPEC_WORKER, Verdict.FAIL if kind == "raised" else Verdict.UNVERIFIED, [finding])
+
+    def _fail_or_note(self, target: str | None, finding: ReplayFinding, name: str) -> None:
+        if target is None:
+            self.algorithms[name] = f"{finding.said}"
+            return
+        self._result(target, ProtocolName.SPEC_WORKER, Verdict.FAIL, [finding])
+
+    def _result(self, target: str | None, protocol: str, verdict: Verdict, findings: Sequence[ReplayFinding] = (), *, evidence: Sequence[tuple[str, str]] = ()) -> None:
+        if target is None or target not in self.classes:
+            return  # a class the run does not check (sglang's own, one only the import made)
+        item = self.classes[target]
+        if protocol not in item.protocols:
+            return
+        self.results.add(target, protocol, verdict, findings, evidence=evidence)
+
+    def answer(self, failed: Mapping[str, str]) -> ReplayAnswer:
+        for item in self.request.classes:
+            for protocol in item.protocols:
+                if (item.target, protocol) in self.results.found:
+                    continue
+                why = failed.get(item.module)
+                note = (
+                    f"cannot import {item.module}: {why}"
+                    if why is not None
+                    else "no registration the replay could load reaches it: it replays what a plugin hands sglang"
+                )
+                self.results.add(item.target, protocol, Verdict.SKIPPED, note=note)
+        return ReplayAnswer(tuple(self.results.found.values()), None, dict(self.algorithms))
+
+
+def _verdict(findings: Sequence[ReplayFinding]) -> Verdict:
+    if any(f.kind != "stopped" for f in findings):
+        return Verdict.FAIL
+    return Verdict.UNVERIFIED if findings else Verdict.PASS
+
+
+def _registry() -> dict[str, Any]:
+    try:
+        spec_registry = importlib.import_module("sglang.srt.speculative.spec_registry")
+    except Exception:  # noqa: BLE001 - a release with no registry: nothing a plugin registers is found
+        return {}
+    found: dict[str, Any] = getattr(spec_registry, "_REGISTRY", {})
+    return found
+
+
+def _class_of(made: object) -> type | None:
+    """The class the scheduler builds through ``made``: a class, a partial of one; None for a function that builds one."""
+    if isinstance(made, type):
+        return made
+    inner = getattr(made, "func", None)
+    if isinstance(made, functools.partial) and isinstance(inner, type):
+        return inner
+    return None
+
+
+def _signature_of(target: object) -> inspect.Signature | None:
+    """The signature a call of ``target`` meets (a class's through its metaclass's ``__call__``
+    or its ``__init__``, as ``inspect`` reads it); None where none can be read."""
+    try:
+        return inspect.signature(cast("Callable[..., object]", target))
+    except (TypeError, ValueError):
+        return None
+
+
+def _binds(target: object, args: tuple[object, ...], kwargs: Mapping[str, object]) -> bool:
+    signature = _signature_of(target)
+    if signature is None:
+        return True  # no signature to read: the call itself decides
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def _bind_words(target: object, kwargs: Mapping[str, object]) -> str:
+    """Why the scheduler's call of ``target`` with ``kwargs`` does not bind, with the signature it meets."""
+    signature = _signature_of(target)
+    if signature is None:
+        return "its signature cannot be read"
+    try:
+        signature.bind(**kwargs)
+    except TypeError as error:
+        name = getattr(target, "__qualname__", type(target).__name__)
+        return f"{error}; it is {name}{signature}, the scheduler calls it with {', '.join(f'{k}=' for k in kwargs)}"
+    return ""
+
+
+def _dotted_function(obj: object) -> str:
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
+
+
+def _has(obj: object, name: str) -> bool:
+    try:
+        return hasattr(obj, name)
+    except Exception:  # noqa: BLE001 - a getter that raised: it is there
+        return True
+
+
+def _draft_of(instance: object) -> object:
+    try:
+        return getattr(instance, "draft_worker", None)
+    except Exception:  # noqa: BLE001 - the replay of the member itself says so
+        return None
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+class _quiet:
+    """What the plugin and sglang print while the replay runs goes nowhere."""
+
+    def __enter__(self) -> None:
+        self._out = redirect_stdout(io.StringIO())
+        self._err = redirect_stderr(io.StringIO())
+        self._out.__enter__()
+        self._err.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._err.__exit__(None, None, None)
+        self._out.__exit__(None, None, None)
+
+
+def replay(request: ReplayRequest) -> ReplayAnswer:
+    sys.path[:0] = list(request.search_roots)
+    try:
+        run = _Replay(request)
+    except BaseException as error:  # noqa: BLE001 - sglang itself cannot be imported here
+        return ReplayAnswer(failure=f"sglang cannot be imported for the replay: {_one_line(error)}")
+    try:
+        with _quiet():
+            algorithms, failed = run.load()
+        for name, spec in algorithms.items():
+            run.algorithm(name, spec)
+        return run.answer(failed)
+    finally:
+        run.standins.restore()
+
+
+def main() -> None:
+    request = read_request(sys.stdin.read())
+    try:
+        answer = replay(request)
+    except BaseException as error:  # noqa: BLE001 - the driver's own failure: said, never a verdict
+        answer = ReplayAnswer(failure=f"the replay failed: {_one_line(error)}\n{traceback.format_exc(limit=3)}")
+    write_answer(Path(request.answer_file), answer)
+    sys.stdout.flush()
+    os._exit(0)  # no atexit handler of the plugin's or sglang's runs after the answer
+
+
+if __name__ == "__main__":
+    main()
