@@ -71,6 +71,28 @@ def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
     return lines or (diag.message.strip(),)
 
 
+#: The members an "abstract class" error names: mypy's one line (``with
+#: abstract attributes "a", "b", ... and "g" (4 methods suppressed)``),
+#: pyright's lines under its headline (``"Base.a" is not implemented``, then
+#: ``and 5 more...``).
+_ABSTRACT_NAMED = re.compile(r'with abstract attributes? (?P<mypy>.*)$|^"(?:[^"]*\.)?(?P<pyright>[^".]+)" is not implemented$')
+_ABSTRACT_MORE = re.compile(r"\((?P<mypy>\d+) methods? suppressed\)|^and (?P<pyright>\d+) more")
+
+
+def _abstract_members(lines: Sequence[str]) -> tuple[tuple[str, ...], int]:
+    """The abstract members an "abstract class" error names, and how many more it leaves unnamed."""
+    names: list[str] = []
+    more = 0
+    for line in lines:
+        named = _ABSTRACT_NAMED.search(line)
+        if named is not None:
+            names += re.findall(r'"([^"]+)"', named["mypy"]) if named["mypy"] is not None else [named["pyright"]]
+        unnamed = _ABSTRACT_MORE.search(line)
+        if unnamed is not None:
+            more += int(unnamed["mypy"] or unnamed["pyright"])
+    return tuple(dict.fromkeys(names)), more
+
+
 #: The error codes with which the checkers report a member that does not exist.
 _MISSING_CODES = frozenset({"attr-defined", "reportAttributeAccessIssue"})
 
@@ -400,8 +422,18 @@ class _CheckJudge:
         if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
             return
         if _is_abstract(diag):
-            # What is missing is an implementation in the class.
-            self.found.append(Finding(Wrong.ABSTRACT, self.checker, tag.member, line, _abstract_lines(diag)))
+            # What is missing is an implementation in the class: each member
+            # the checker names, with what sglang calls where it is one of
+            # the protocol's (the problem stays __init__'s: the construction
+            # is what raises).
+            said = _abstract_lines(diag)
+            names, more = _abstract_members(said)
+            unnamed = f" and {more} more" if more else ""
+            expected = "; expected ".join(self.expected[n] for n in names if n in self.expected) or None
+            detail = f"{', '.join(names)}{unnamed}" if names else None
+            self.found.append(
+                Finding(Wrong.ABSTRACT, self.checker, tag.member, line, said, expected=expected, subject=self.short, detail=detail)
+            )
         else:
             self.constructor.append((line, diag))
             self.constructor_expected = tag.expected

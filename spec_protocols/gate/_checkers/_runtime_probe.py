@@ -44,7 +44,7 @@ from typing import Any, cast
 import spec_protocols
 from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
-from spec_protocols._members import protocol_members
+from spec_protocols._members import protocol_definitions, protocol_members
 from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._contract import CallShape
@@ -68,6 +68,7 @@ from spec_protocols.gate._checkers._probe_channel import (
 from spec_protocols.gate._checkers._runtime_scan import FOUND_AT_IMPORT_NOTE, classes_at_import, import_failure
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
+from spec_protocols.gate._signatures import describe_function
 
 #: The protocols by name, read before any target code runs.
 _PROTOCOLS: dict[str, Any] = {name: getattr(spec_protocols, name) for name in ProtocolName}
@@ -274,7 +275,7 @@ def _building_problems(
     if abstract and role.may_be_abstract(may_be_abstract):
         return [], ABSTRACT_BASE_NOTE
     if abstract:
-        return [_problem("__init__", f"abstract class: sglang cannot instantiate it; implement {', '.join(abstract)}")], None
+        return [_problem("__init__", _abstract_words(cast(type, obj), abstract, role.members))], None
     construction = role.construction
     if not is_class:
         return [], None
@@ -302,6 +303,15 @@ def _building_problems(
         _problem("__init__", f"(the constructor is {describe_target(called)}{_signature_words(called)}; sglang calls it with {passed})")
     )
     return problems + built, None
+
+
+def _abstract_words(cls: type, abstract: Sequence[str], protocol: str | None) -> str:
+    """What an abstract class must implement, in the static checkers' words
+    (gate/_findings/_words.py): each member, and the protocol's signature of
+    each that is one of its members."""
+    written = {m.name: describe_function(protocol, m.node) for m in protocol_definitions(protocol)} if protocol else {}
+    text = f"abstract class: sglang cannot instantiate {cls.__name__}; implement {', '.join(abstract)}"
+    return "".join([text, *(f"; expected {written[name]}" for name in abstract if name in written)])
 
 
 def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[ProbeProblem]:

@@ -98,5 +98,6 @@ class Finding:
     subject: str | None = None
     #: What else the words need: the checker's summary of an import error,
     #: the protocol not satisfied, a kept default's use of the draft worker,
-    #: what a site builds, why a site cannot be checked.
+    #: what a site builds, why a site cannot be checked, the abstract
+    #: members an abstract class must implement.
     detail: str | None = None

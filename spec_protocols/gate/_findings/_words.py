@@ -61,10 +61,15 @@ def _missing(f: Finding) -> str:
 
 
 def _abstract(f: Finding) -> str:
-    """mypy names the abstract members in its one line; pyright lists them
-    under its headline, and the headline is what says "abstract"."""
-    first, *rest = f.reasons
-    return f"{first}: {'; '.join(rest)}" if rest else first
+    """The abstract members to write (``detail``), each protocol member's
+    signature as sglang calls it (``expected``); where the checker's words
+    named none, its own lines (mypy says it in one, pyright lists them under
+    its headline, and the headline is what says "abstract")."""
+    if f.detail is None:
+        first, *rest = f.reasons
+        return f"{first}: {'; '.join(rest)}" if rest else first
+    lead = f"abstract class: sglang cannot instantiate {f.subject or 'it'}; implement {f.detail}"
+    return compose(lead, (), f.expected, None)
 
 
 def _need(f: Finding) -> str:
