@@ -186,7 +186,7 @@ class GateCollector(pytest.Collector):
     (:func:`pytest_make_collect_report`), and collecting it runs the gate once."""
 
     def collect(self) -> list[GateItem]:
-        targets: list[str] = self.config.getoption("spec_protocols_gate")
+        targets: list[str] = self.config.getoption("spec_protocols_gate") or []
         return [
             GateItem.from_parent(self, name=name, result=result, error=error)  # pyright: ignore[reportUnknownMemberType]  # pytest's from_parent leaves **kw untyped
             for name, result, error in _run_gate(self.config, targets)
