@@ -46,10 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GateCollector", "GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
 
-# The gate's checker names (spec_protocols.gate.CHECKER_NAMES), repeated
-# here so that parsing options imports nothing; tests/unit/test_pytest_plugin.py
-# checks that the two agree.
-_CHECKERS = ("runtime", "mypy", "pyright")
+# The gate's registry imports no checker (nor torch, nor sglang): reading
+# its names costs this plugin's every session nothing.
+from spec_protocols.gate._checkers._registry import CHECKER_NAMES as _CHECKERS
 
 # The gate's collector's name and node id, so the prefix of its items' node
 # ids: a stable handle for -k and --deselect.
@@ -151,7 +150,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="NAME",
         choices=_CHECKERS,
-        help=f"checker for --spec-protocols-gate ({', '.join(_CHECKERS)}; repeatable; default: all)",
+        help=f"checker for --spec-protocols-gate ({', '.join(_CHECKERS)}; repeatable; default: the gate's defaults)",
     )
     group.addoption(
         "--spec-protocols-baseline",
@@ -246,7 +245,7 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
     same helpers, so that the two cannot drift apart. The baseline is loaded
     here before the gate runs, so that an invalid one is reported at once.
     """
-    checkers: list[str] = config.getoption("spec_protocols_checker") or list(_CHECKERS)
+    checkers: list[str] = config.getoption("spec_protocols_checker") or []
     baseline_opt: str | None = config.getoption("spec_protocols_baseline")
     ignore_unused: bool = bool(config.getoption("spec_protocols_ignore_unused_baseline"))
     try:
@@ -255,29 +254,34 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
         return [("error", None, f"the spec-protocols gate is not available: {exc}")]
     releases: list[str] = config.getoption("--spec-protocols-sglang") or []
     try:
-        baseline = gate.load_baseline(baseline_opt) if baseline_opt else None
-        chosen = gate.checkers_named(checkers)
-        baseline_path = Path(baseline_opt) if baseline_opt else None
-        if len(releases) > 1:
-            # One item per release: the same decision as `check --sglang A --sglang B`.
-            matrix = gate.run_releases(list(targets), releases=releases, checkers=chosen, baseline=baseline_path)
-            named = sorted(
-                ((f"{r.check.target}[{r.check.protocol}][sglang {label}]", r) for label, run in zip(matrix.labels, matrix.runs, strict=True) for r in run.report.results),
-                key=lambda pair: (pair[1].check.target, pair[1].check.protocol),
+        # The command line's request, and its decisions: one run over the releases.
+        outcome = gate.run(
+            gate.GateRequest(
+                targets=tuple(targets),
+                releases=tuple(releases),
+                checkers=tuple(checkers) if checkers else None,
+                baseline=Path(baseline_opt) if baseline_opt else None,
+                ignore_unused_baseline=ignore_unused,
             )
-            unused = gate.unused_everywhere(matrix, baseline) if baseline is not None else ()
-        else:
-            report = gate.run_gate(
-                list(targets), checkers=chosen, baseline=baseline_path, sglang=releases[0] if releases else None
-            )
-            named = [(f"{r.check.target}[{r.check.protocol}]", r) for r in report.results]
-            unused = gate.unused_entries(report, baseline) if baseline is not None else ()
+        )
     except gate.GateError as exc:
         return [("error", None, f"spec-protocols gate: {exc}")]
+    matrix = outcome.report
+    if len(matrix.runs) > 1:
+        named = sorted(
+            (
+                (f"{r.check.target}[{r.check.protocol}][sglang {label}]", r)
+                for label, run in zip(matrix.labels, matrix.runs, strict=True)
+                for r in run.report.results
+            ),
+            key=lambda pair: (pair[1].check.target, pair[1].check.protocol),
+        )
+    else:
+        named = [(f"{r.check.target}[{r.check.protocol}]", r) for r in outcome.single.results]
     items: list[tuple[str, Result | None, str | None]] = [(name, r, None) for name, r in named]
-    if baseline is not None and not ignore_unused:
+    if outcome.unused:
         names: set[str] = set()
-        for entry in unused:
+        for entry in outcome.unused:
             member = entry.member if entry.member is not None else "<class>"
             name = f"unused-baseline-entry[{entry.target}[{entry.protocol}].{member}.{entry.checker}]"
             # Whole-class entries differ only by message: number the repeats

@@ -25,11 +25,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from spec_protocols.gate._baseline import load_baseline, unused_entries, unused_entry_line
-    from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker, checkers_named
+    from spec_protocols.gate._checkers import CHECKER_NAMES, DEFAULT_CHECKERS, Checker, CheckerName, checkers_named
     from spec_protocols.gate._model import (
-        CHECKER_NAMES,
         Check,
-        CheckerName,
         CheckerSkip,
         GateError,
         GateReport,
@@ -39,8 +37,10 @@ if TYPE_CHECKING:
         SkipReason,
         Verdict,
     )
-    from spec_protocols.gate._pipeline import default_targets, run_gate
-    from spec_protocols.gate._releases_run import run_releases, unused_everywhere
+    from spec_protocols.gate._pipeline import default_targets
+    from spec_protocols.gate._releases_run import unused_everywhere
+    from spec_protocols.gate._request import CachePolicy, GateOutcome, GateRequest
+    from spec_protocols.gate._run import run, run_gate, run_releases
     from spec_protocols.gate._reports._release_matrix import ReleaseRun, ReleasesReport
     from spec_protocols.gate._reports import FORMATS, render
 
@@ -50,12 +50,10 @@ if TYPE_CHECKING:
 # needs (docs/performance.md, "The edit loop").
 _HOMES = {
     **dict.fromkeys(("load_baseline", "unused_entries", "unused_entry_line"), "_baseline"),
-    **dict.fromkeys(("DEFAULT_CHECKERS", "Checker", "checkers_named"), "_checkers"),
+    **dict.fromkeys(("CHECKER_NAMES", "CheckerName", "DEFAULT_CHECKERS", "Checker", "checkers_named"), "_checkers"),
     **dict.fromkeys(
         (
-            "CHECKER_NAMES",
             "Check",
-            "CheckerName",
             "CheckerSkip",
             "GateError",
             "GateReport",
@@ -67,8 +65,10 @@ _HOMES = {
         ),
         "_model",
     ),
-    **dict.fromkeys(("default_targets", "run_gate"), "_pipeline"),
-    **dict.fromkeys(("run_releases", "unused_everywhere"), "_releases_run"),
+    **dict.fromkeys(("default_targets",), "_pipeline"),
+    **dict.fromkeys(("run", "run_gate", "run_releases"), "_run"),
+    **dict.fromkeys(("unused_everywhere",), "_releases_run"),
+    **dict.fromkeys(("CachePolicy", "GateOutcome", "GateRequest"), "_request"),
     **dict.fromkeys(("ReleaseRun", "ReleasesReport"), "_reports._release_matrix"),
     **dict.fromkeys(("FORMATS", "render"), "_reports"),
 }
@@ -94,12 +94,15 @@ __all__ = [
     "CHECKER_NAMES",
     "DEFAULT_CHECKERS",
     "FORMATS",
+    "CachePolicy",
     "Check",
     "Checker",
     "CheckerName",
     "CheckerSkip",
     "GateError",
+    "GateOutcome",
     "GateReport",
+    "GateRequest",
     "Problem",
     "ProtocolName",
     "ReleaseRun",
@@ -111,6 +114,7 @@ __all__ = [
     "default_targets",
     "load_baseline",
     "render",
+    "run",
     "run_gate",
     "run_releases",
     "unused_entries",

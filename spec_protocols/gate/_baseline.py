@@ -76,7 +76,8 @@ from pathlib import Path
 from typing import Annotated, cast
 
 from spec_protocols.gate._codec import Undecodable, Valid, decode, encode, write_atomically
-from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._checkers import CHECKER_NAMES
+from spec_protocols.gate._model import GateError, GateReport, Problem, Result, Verdict
 
 __all__ = [
     "BASELINE_VERSION",

@@ -15,10 +15,8 @@ from pathlib import Path
 
 __all__ = [
     "ABSTRACT_BASE_NOTE",
-    "CHECKER_NAMES",
     "Check",
     "CheckerCrashed",
-    "CheckerName",
     "CheckerOutcome",
     "CheckerSkip",
     "ClassRole",
@@ -30,6 +28,7 @@ __all__ = [
     "MemberDefinition",
     "Problem",
     "ProtocolName",
+    "ReadSet",
     "Registration",
     "ResolvedTarget",
     "Result",
@@ -61,18 +60,6 @@ class ProtocolName(enum.StrEnum):
     INJECTABLE_DRAFT_WORKER = "InjectableDraftWorker"
 
 
-class CheckerName(enum.StrEnum):
-    """A checker the gate knows, in the order reports list them (a ``str``, as :class:`ProtocolName`)."""
-
-    RUNTIME = "runtime"
-    MYPY = "mypy"
-    PYRIGHT = "pyright"
-
-
-#: The checkers' names as plain strings, in report order (``--checker``'s choices).
-CHECKER_NAMES: tuple[str, ...] = tuple(name.value for name in CheckerName)
-
-
 class GateError(Exception):
     """A usage or environment error: the gate prints one line and exits 2.
 
@@ -101,8 +88,11 @@ class CheckerCrashed(GateError):
         *,
         others: tuple[str, ...] = (),
         kept: str | None = None,
+        label: str | None = None,
     ) -> None:
         self.checker = checker
+        #: How the message names the checker (default: its name).
+        self.label = label if label is not None else checker
         self.ended = ended
         self.first_error = first_error
         #: Everything the checker printed, for the kept folder.
@@ -118,12 +108,13 @@ class CheckerCrashed(GateError):
         steps = [f"run without it ({without})" if without else "run with another checker (--checker NAME)"]
         if self.kept is not None:
             steps.append(f"report it with {self.kept} (its configuration, input and output)")
-        who = "the runtime checker" if self.checker == CheckerName.RUNTIME else self.checker
-        return f"{who} crashed ({self.ended}): {self.first_error}; next: {', or '.join(steps)}"
+        return f"{self.label} crashed ({self.ended}): {self.first_error}; next: {', or '.join(steps)}"
 
     def keeping(self, folder: str, others: tuple[str, ...]) -> CheckerCrashed:
         """The same crash, naming the folder kept for it and the run's other checkers."""
-        return CheckerCrashed(self.checker, self.ended, self.first_error, self.output, others=others, kept=folder)
+        return CheckerCrashed(
+            self.checker, self.ended, self.first_error, self.output, others=others, kept=folder, label=self.label
+        )
 
 
 class ClassRole(enum.Enum):
@@ -449,6 +440,8 @@ class CheckerSkip:
     reason: SkipReason
     #: The sglang release checked against.
     release: str
+    #: The checkers that decided without them.
+    kept: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,6 +466,9 @@ class GateReport:
     reused: tuple[str, ...] = ()
     #: Chosen checkers the run left out, and why.
     skipped: tuple[CheckerSkip, ...] = ()
+    #: The run's checkers in the order their words lead where a view shows
+    #: one problem (by each checker's rank); not rendered.
+    lead: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -484,3 +480,20 @@ class GateReport:
             counts[r.verdict.value] += 1
         counts["total"] = len(self.results)
         return counts
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSet:
+    """The files and folders a run's verdicts depend on (the watch mode polls them)."""
+
+    files: frozenset[Path] = frozenset()
+    #: Folders listed on every poll, recursively (``*.py``): target packages.
+    folders: frozenset[Path] = frozenset()
+    #: Folders listed now and then: sglang's package.
+    slow_folders: frozenset[Path] = frozenset()
+
+    def __len__(self) -> int:
+        return len(self.files) + len(self.folders) + len(self.slow_folders)
+
+    def __or__(self, other: ReadSet) -> ReadSet:
+        return ReadSet(self.files | other.files, self.folders | other.folders, self.slow_folders | other.slow_folders)

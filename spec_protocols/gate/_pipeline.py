@@ -1,37 +1,38 @@
-"""``run_gate``: the whole pipeline, for the CLI, the pytest plugin and scripts.
+"""The stages of one run, release by release: what :func:`~spec_protocols.gate._run.run` does
+when the run memo has no answer.
 
-    sglang source -> contract -> terms
-    targets -> discovery -> harness (on the terms) -> checkers (in parallel) -> verdicts -> report
-
-The release checked against is the installed sglang's, or ``sglang=``'s (a
-release fetched into the cache, or a source tree): its contract is read from
-its own source, and every check is on that release's terms
-(:mod:`spec_protocols.gate._contract._terms`).
+Per release: its contract and terms, then per group of targets a discovery,
+the harness on those terms, the checkers in parallel, their verdicts
+combined (docs/design.md, "One way through"). The releases of a request run
+side by side, as many at once as the CPUs hold their checkers; each is the
+run that one ``--sglang`` makes, sharing the verdict cache, whose keys hold
+each release's own source.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sysconfig
 import time
 from collections.abc import Collection, Generator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spec_protocols._releases import NEWEST, OLDEST
-from spec_protocols.gate._cache import VerdictCache, open_cache
-from spec_protocols.gate._checkers import CHECKERS, DEFAULT_CHECKERS, Checker
+from spec_protocols.gate._cache import StageCache, open_cache
+from spec_protocols.gate._checkers import CHECKERS, Checker, default_names
 from spec_protocols.gate._contract import (
-    Contract,
+    ReleaseTerms,
     SglangSource,
     extract_contract,
     fetch_release,
     installed_source,
+    release_terms,
     resolve_sglang,
 )
-from spec_protocols.gate._contract import ReleaseTerms, release_terms
 from spec_protocols.gate._discovery import discover, require_found, require_importing, resolve_target
 from spec_protocols.gate._harness import CheckInput, prepare
 from spec_protocols.gate._model import (
@@ -45,6 +46,7 @@ from spec_protocols.gate._model import (
     GateError,
     GateReport,
     Problem,
+    ReadSet,
     ResolvedTarget,
     Result,
     SglangChecked,
@@ -52,11 +54,13 @@ from spec_protocols.gate._model import (
     Verdict,
 )
 from spec_protocols.gate._paths import cache_dir, in_installation, search_path
+from spec_protocols.gate._releases_run import release_jobs
 from spec_protocols.gate._reports import messages
+from spec_protocols.gate._request import CachePolicy, GateRequest
 from spec_protocols.gate._source import find_module_file
 from spec_protocols.gate._verdicts import combine
 
-__all__ = ["DEFAULT_TARGET", "checkers_for_sglang", "choose_checkers", "default_targets", "run_gate"]
+__all__ = ["DEFAULT_TARGET", "checkers_for_sglang", "choose_checkers", "default_targets", "run_stages"]
 
 #: What `spec-protocols check` checks with no TARGET, when sglang is installed.
 DEFAULT_TARGET = "sglang.srt.speculative"
@@ -83,106 +87,32 @@ def _is_installed(source: SglangSource) -> bool:
     return installed is not None and installed.root.resolve() == source.root.resolve()
 
 
-def run_gate(
-    targets: Sequence[str],
-    *,
-    checkers: Sequence[Checker] = DEFAULT_CHECKERS,
-    baseline: Path | None = None,
-    timeout: float = 600.0,
-    allow_import: bool = True,
-    sglang: str | None = None,
-    cache: bool = True,
-) -> GateReport:
-    """Check ``targets`` with ``checkers``; raise :class:`GateError` on bad input.
-
-    ``checkers``: the checker objects to run (default: the registry's, all
-    three; :func:`~spec_protocols.gate._checkers.checkers_named` picks them by
-    name; a test passes fakes). ``allow_import=False`` refuses a checker that
-    imports the target (the runtime checker), so no target code runs.
-    ``sglang``: check against that release (fetched into the cache) or the
-    source tree at that path rather than the installed sglang; static checkers
-    only (a checker that imports is left out, with a note, and in
-    :attr:`GateReport.skipped`). ``cache=False`` (or
-    ``$SPEC_PROTOCOLS_NO_CACHE``) neither reuses nor stores verdicts,
-    contracts or discoveries (:mod:`spec_protocols.gate._cache`); the
-    checkers whose verdicts were reused are :attr:`GateReport.reused`, and
-    appear in the timings as ``"NAME (cached)"``, the cache's own cost (keys,
-    look-ups, stores, for every stage) as ``"cache"``, not in ``"contract"``
-    or ``"discovery"``.
-    """
-    clock = _Clock()
-    chosen = choose_checkers(checkers, allow_import=allow_import)
-    verdict_cache = open_cache(cache, cache_dir() / "verdicts")
-    # A request whose every input is as an earlier run of it found them is
-    # that run's report, read before any stage runs (gate/_cache/_runs.py).
-    if verdict_cache is not None:
-        recalled = verdict_cache.recall(targets, chosen, allow_import=allow_import, sglang=sglang)
-        if recalled is not None:
-            clock.timings.update(recalled.timings)
-            return _finished(recalled, baseline, clock)
-    with clock.stage("contract", verdict_cache):
-        source, missing = _sglang_to_check(sglang)
-        notes = _source_notes(source, missing, sglang)
-        chosen, skipped = checkers_for_sglang(chosen, source, sglang)
-        notes += [messages.skip_note(skip) for skip in skipped]
-        terms = release_terms(_contract(source, verdict_cache))
-        notes.extend(terms.notes if missing is None else [messages.no_source_note(NEWEST, missing)])
-    # The checkers must read this sglang, not whichever they would find:
-    # searched first, unless it is an installed one in site-packages (which
-    # they find anyway; adding it would make pyright read all of it).
-    extra_roots = [source.root] if source is not None and not in_installation(source.root) else []
-    # The embedded default is the installed sglang's workers, or --sglang's:
-    # not those of a release fetched only because none is installed.
-    checked_targets = list(targets) or _default_targets(extra_roots if sglang is not None else [])
-    run = _Run(chosen, timeout, terms, extra_roots[0] if extra_roots else None, verdict_cache, clock)
-    for group in _groups([resolve_target(t, extra_roots) for t in checked_targets]):
-        notes.extend(run.check(group, extra_roots))
-    results = run.results if missing is None else [_without_source(result) for result in run.results]
-    runtime_note = _runtime_skipped_everything(run.importing_outcomes, run.site_checks)
-    if runtime_note is not None:
-        notes.append(runtime_note)
-    if verdict_cache is not None:
-        clock.timings["cache"] = verdict_cache.seconds
-    report = GateReport(
-        tuple(sorted(results, key=lambda r: r.check)),
-        tuple(c.name for c in chosen),
-        clock.timings,
-        tuple(dict.fromkeys(notes)),
-        {c.name: c.version() for c in chosen},
-        SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None,
-        tuple(checked_targets),
-        reused=tuple(c.name for c in chosen if c.name in run.reused),
-        skipped=skipped,
-    )
-    if verdict_cache is not None and missing is None:
-        verdict_cache.remember(report)
-    return _finished(report, baseline, clock)
-
-
-def _finished(report: GateReport, baseline: Path | None, clock: _Clock) -> GateReport:
-    """``report`` with ``baseline`` applied, and the run's timings."""
-    if baseline is not None:
-        from spec_protocols.gate._baseline import apply_baseline, load_baseline
-
-        report = apply_baseline(report, load_baseline(baseline))
-    return replace(report, timings=clock.finished())
-
-
-def choose_checkers(checkers: Sequence[Checker], *, allow_import: bool) -> tuple[Checker, ...]:
-    """The checkers a run uses: each name once (the first given), in report
-    order (the registry's, then any other in the order given); a
-    :class:`GateError` for none, and for one that imports the target when
-    ``allow_import`` is false (``--no-import``)."""
-    order = {name: n for n, name in enumerate(CHECKERS)}
-    unique = {c.name: c for c in reversed(checkers)}
-    given = [c.name for c in checkers]
-    chosen = tuple(sorted(unique.values(), key=lambda c: (order.get(c.name, len(order)), given.index(c.name))))
+def choose_checkers(request: GateRequest) -> tuple[Checker, ...]:
+    """The checkers ``request`` runs, in report order (the registry's, then any
+    other in the order given): a :class:`GateError` for a name the registry
+    does not know, for none, and for one that imports the target named
+    together with ``--no-import``; asked for none by name, ``--no-import``
+    leaves out those that import."""
+    registry = request.registry if request.registry is not None else CHECKERS
+    names = request.checkers if request.checkers is not None else _defaults(registry)
+    unknown = [name for name in names if name not in registry]
+    if unknown:
+        raise GateError(f"unknown checker {unknown[0]!r}; choose from {', '.join(registry)}")
+    chosen = [registry[name] for name in dict.fromkeys(names)]
+    if not request.allow_import:
+        importing = [c for c in chosen if c.imports_target]
+        if request.checkers is not None and importing:
+            raise GateError(f"--no-import and --checker {importing[0].name} contradict each other")
+        chosen = [c for c in chosen if not c.imports_target]
     if not chosen:
         raise GateError("no checker chosen")
-    importing = [c for c in chosen if c.imports_target]
-    if not allow_import and importing:
-        raise GateError(f"--no-import forbids the {importing[0].name} checker, which imports the target")
-    return chosen
+    order = {name: n for n, name in enumerate(CHECKERS)}
+    return tuple(sorted(chosen, key=lambda c: (order.get(c.name, len(order)), names.index(c.name))))
+
+
+def _defaults(registry: Mapping[str, Checker]) -> tuple[str, ...]:
+    """The names a request that names none runs: the registry's defaults, or every checker of a caller's own registry."""
+    return default_names() if registry is CHECKERS else tuple(registry)
 
 
 def checkers_for_sglang(
@@ -199,11 +129,9 @@ def checkers_for_sglang(
         return tuple(chosen), ()
     kept = tuple(c for c in chosen if not c.imports_target)
     if not kept:
-        raise GateError(
-            f"--sglang {given} is checked statically, without installing it: choose --checker mypy and/or "
-            "--checker pyright"
-        )
-    return kept, (CheckerSkip(importing, SkipReason.SGLANG_NOT_INSTALLED, source.release),)
+        static = " and/or ".join(f"--checker {name}" for name in default_names() if not CHECKERS[name].imports_target)
+        raise GateError(f"--sglang {given} is checked statically, without installing it: choose {static}")
+    return kept, (CheckerSkip(importing, SkipReason.SGLANG_NOT_INSTALLED, source.release, tuple(c.name for c in kept)),)
 
 
 def _source_notes(source: SglangSource | None, missing: str | None, given: str | None) -> list[str]:
@@ -211,6 +139,42 @@ def _source_notes(source: SglangSource | None, missing: str | None, given: str |
     if source is not None and missing is None and given is None and not _is_installed(source):
         return [messages.fetched_release_note(source.release)]
     return []
+
+
+def run_stages(
+    request: GateRequest,
+    given: Sequence[str | None],
+    keys: Sequence[str | None],
+    recalled: Sequence[GateReport | None],
+) -> tuple[list[GateReport], ReadSet]:
+    """Each release's report, in the order given (those ``recalled`` from the
+    run memo as they are), and what the runs read. The others run side by
+    side (:func:`~spec_protocols.gate._releases_run.release_jobs`); a
+    :class:`GateError` of any is the run's: the first, in the order given,
+    once every started release has finished."""
+    chosen = choose_checkers(request)
+    todo = [n for n, report in enumerate(recalled) if report is None]
+    workers = release_jobs(len(todo), checkers=len(chosen))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sglang-release") as pool:
+        futures = {n: pool.submit(_Release(request, chosen, given[n], keys[n]).run) for n in todo}
+        done = {n: _outcome(future, list(futures.values())) for n, future in futures.items()}
+    reports = [report if report is not None else done[n][0] for n, report in enumerate(recalled)]
+    read = ReadSet()
+    for _, ran in done.values():
+        read |= ran
+    if request.baseline is not None:
+        read |= ReadSet(frozenset({request.baseline}))
+    return reports, read
+
+
+def _outcome(future: Future[tuple[GateReport, ReadSet]], futures: Sequence[Future[tuple[GateReport, ReadSet]]]) -> tuple[GateReport, ReadSet]:
+    """``future``'s result; on its error, the releases not yet started are cancelled first."""
+    try:
+        return future.result()
+    except BaseException:
+        for other in futures:
+            other.cancel()
+        raise
 
 
 class _Clock:
@@ -221,13 +185,12 @@ class _Clock:
         self.timings: dict[str, float] = {}
 
     @contextmanager
-    def stage(self, name: str, verdict_cache: VerdictCache | None) -> Generator[None]:
+    def stage(self, name: str, cache: StageCache) -> Generator[None]:
         """Add the block's time, less what the cache spent in it, to ``name``."""
         t0 = time.perf_counter()
-        before = verdict_cache.seconds if verdict_cache is not None else 0.0
+        before = cache.seconds
         yield
-        spent = verdict_cache.seconds - before if verdict_cache is not None else 0.0
-        self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0 - spent
+        self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0 - (cache.seconds - before)
 
     def checker(self, outcome: CheckerOutcome, reused: bool) -> None:
         """A checker's time; a reused verdict cost this run nothing but the cache's own time."""
@@ -240,46 +203,57 @@ class _Clock:
 
 
 @dataclass
-class _Run:
-    """The checks of one run, group by group of targets."""
+class _Release:
+    """One release's run of a request."""
 
-    chosen: Sequence[Checker]
-    timeout: float
-    terms: ReleaseTerms
-    sglang_root: Path | None
-    verdict_cache: VerdictCache | None
-    clock: _Clock
-    results: list[Result] = field(default_factory=list[Result])
-    #: The outcomes of the checkers that import the target.
-    importing_outcomes: list[CheckerOutcome] = field(default_factory=list[CheckerOutcome])
-    #: The checks of injection sites (expressions, which no import can judge).
-    site_checks: set[Check] = field(default_factory=set[Check])
-    #: The names of the checkers whose verdicts the cache gave, for any group.
-    reused: set[str] = field(default_factory=set[str])
-    #: Each dotted class reported so far, and its file (see _distinct).
-    seen: dict[str, Path] = field(default_factory=dict[str, Path])
+    request: GateRequest
+    chosen: tuple[Checker, ...]
+    given: str | None
+    #: The run memo's key (None: this run keeps no memo).
+    key: str | None
+    clock: _Clock = field(default_factory=_Clock)
 
-    def check(self, group: Sequence[ResolvedTarget], extra_roots: Sequence[Path]) -> list[str]:
-        """Discover and check one group of targets; its notes."""
-        with self.clock.stage("discovery", self.verdict_cache):
-            found = _discovery(group, extra_roots, self.verdict_cache)
-        require_importing(found, importing=any(c.imports_target for c in self.chosen))
-        notes = list(found.notes)
-        injected = found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)
-        if self.terms.draft_factory_keywords is None and injected:
-            notes.append(messages.no_draft_factory_note(self.terms.release, OLDEST))
-        outcomes, reused = _run_checkers(found, self.chosen, self.timeout, self.terms, self.sglang_root, self.verdict_cache)
-        importing = {c.name for c in self.chosen if c.imports_target}
-        for outcome in outcomes:
-            self.clock.checker(outcome, outcome.checker in reused)
-        self.reused |= reused
-        self.importing_outcomes.extend(o for o in outcomes if o.checker in importing)
-        self.site_checks.update(Check(s.target, ClassRole.INJECTED.protocol) for s in found.sites)
-        classes = {c.dotted: c for c in found.classes}
-        checks = sorted({check for o in outcomes for check in o.verdicts})
-        require_found(found, len(checks))
-        self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self.seen))
-        return notes
+    def run(self) -> tuple[GateReport, ReadSet]:
+        cache = open_cache(self.request.cache is not CachePolicy.OFF, cache_dir() / "verdicts")
+        with self.clock.stage("contract", cache):
+            source, missing = _sglang_to_check(self.given)
+            notes = _source_notes(source, missing, self.given)
+            checkers, skipped = checkers_for_sglang(self.chosen, source, self.given)
+            notes += [messages.skip_note(skip) for skip in skipped]
+            terms = release_terms(cache.contract(source, lambda: extract_contract(source)) if source is not None else None)
+            notes.extend(terms.notes if missing is None else [messages.no_source_note(NEWEST, missing)])
+        # The checkers must read this sglang, not whichever they would find:
+        # searched first, unless it is an installed one in site-packages (which
+        # they find anyway; adding it would make pyright read all of it).
+        extra_roots = [source.root] if source is not None and not in_installation(source.root) else []
+        # The embedded default is the installed sglang's workers, or --sglang's:
+        # not those of a release fetched only because none is installed.
+        targets = list(self.request.targets) or _default_targets(extra_roots if self.given is not None else [])
+        groups = _Groups(checkers, self.request.timeout, terms, extra_roots[0] if extra_roots else None, cache, self.clock)
+        for group in _groups([resolve_target(t, extra_roots) for t in targets]):
+            notes.extend(groups.check(group, extra_roots))
+        results = groups.results if missing is None else [_without_source(result) for result in groups.results]
+        runtime_note = _importing_skipped_everything(groups.importing_outcomes, groups.site_checks)
+        if runtime_note is not None:
+            notes.append(runtime_note)
+        if cache.enabled:
+            self.clock.timings["cache"] = cache.seconds
+        report = GateReport(
+            tuple(sorted(results, key=lambda r: r.check)),
+            tuple(c.name for c in checkers),
+            self.clock.timings,
+            tuple(dict.fromkeys(notes)),
+            {c.name: c.version() for c in checkers},
+            SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None,
+            tuple(targets),
+            reused=tuple(c.name for c in checkers if c.name in groups.reused),
+            skipped=skipped,
+            lead=tuple(c.name for c in sorted(checkers, key=lambda c: (c.rank, c.name))),
+        )
+        if missing is None and self.key is not None and all(c.distributed() for c in self.chosen):
+            cache.remember(self.key, report)
+        read = _read_set(groups.read, source.root if source is not None else None)
+        return replace(report, timings=self.clock.finished()), read
 
 
 def _sglang_to_check(given: str | None) -> tuple[SglangSource | None, str | None]:
@@ -312,22 +286,6 @@ def _without_source(result: Result) -> Result:
     return replace(result, verdict=verdict, problems=(*result.problems, problem))
 
 
-def _contract(source: SglangSource | None, verdict_cache: VerdictCache | None) -> Contract | None:
-    """``source``'s contract, read from its files, or as the cache stored it while they are unchanged."""
-    if source is None:
-        return None
-    if verdict_cache is None:
-        return extract_contract(source)
-    return verdict_cache.contract(source, lambda: extract_contract(source))
-
-
-def _discovery(group: Sequence[ResolvedTarget], extra_roots: Sequence[Path], verdict_cache: VerdictCache | None) -> Discovery:
-    """What to check in ``group``, found by reading source, or as the cache stored it while nothing it read changed."""
-    if verdict_cache is None:
-        return discover(group, extra_roots)
-    return verdict_cache.discovery(group, extra_roots, lambda read: discover(group, extra_roots, read=read))
-
-
 def _groups(resolved: Sequence[ResolvedTarget]) -> list[list[ResolvedTarget]]:
     """The targets, without repeats, in groups that the checkers can take in one run.
 
@@ -355,6 +313,55 @@ def _groups(resolved: Sequence[ResolvedTarget]) -> list[list[ResolvedTarget]]:
     return groups
 
 
+@dataclass
+class _Groups:
+    """The checks of one release, group by group of targets."""
+
+    chosen: Sequence[Checker]
+    timeout: float
+    terms: ReleaseTerms
+    sglang_root: Path | None
+    cache: StageCache
+    clock: _Clock
+    results: list[Result] = field(default_factory=list[Result])
+    #: The outcomes of the checkers that import the target.
+    importing_outcomes: list[CheckerOutcome] = field(default_factory=list[CheckerOutcome])
+    #: The checks of injection sites (expressions, which no import can judge).
+    site_checks: set[Check] = field(default_factory=set[Check])
+    #: The names of the checkers whose verdicts the cache gave, for any group.
+    reused: set[str] = field(default_factory=set[str])
+    #: Each dotted class reported so far, and its file (see _distinct).
+    seen: dict[str, Path] = field(default_factory=dict[str, Path])
+    #: Each group's targets as resolved, its discovery and the roots searched first.
+    read: list[tuple[Sequence[ResolvedTarget], Discovery, Sequence[Path]]] = field(
+        default_factory=list[tuple[Sequence[ResolvedTarget], Discovery, Sequence[Path]]]
+    )
+
+    def check(self, group: Sequence[ResolvedTarget], extra_roots: Sequence[Path]) -> list[str]:
+        """Discover and check one group of targets; its notes."""
+        with self.clock.stage("discovery", self.cache):
+            found = self.cache.discovery(group, extra_roots, lambda read: discover(group, extra_roots, read=read))
+        self.read.append((group, found, extra_roots))
+        importers = [name for name in default_names() if CHECKERS[name].imports_target]
+        require_importing(found, importing=any(c.imports_target for c in self.chosen), importers=importers)
+        notes = list(found.notes)
+        injected = found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)
+        if self.terms.draft_factory_keywords is None and injected:
+            notes.append(messages.no_draft_factory_note(self.terms.release, OLDEST))
+        outcomes, reused = _run_checkers(found, self.chosen, self.timeout, self.terms, self.sglang_root, self.cache)
+        importing = {c.name for c in self.chosen if c.imports_target}
+        for outcome in outcomes:
+            self.clock.checker(outcome, outcome.checker in reused)
+        self.reused |= reused
+        self.importing_outcomes.extend(o for o in outcomes if o.checker in importing)
+        self.site_checks.update(Check(s.target, ClassRole.INJECTED.protocol) for s in found.sites)
+        classes = {c.dotted: c for c in found.classes}
+        checks = sorted({check for o in outcomes for check in o.verdicts})
+        require_found(found, len(checks))
+        self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self.seen))
+        return notes
+
+
 def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass], seen: dict[str, Path]) -> list[Result]:
     """Results of one group, renamed where an earlier group reported the same
     dotted class from another file (``plugin.Worker [b/plugin.py]``)."""
@@ -370,14 +377,41 @@ def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass],
     return renamed
 
 
-def _runtime_skipped_everything(outcomes: Sequence[CheckerOutcome], site_checks: Collection[Check]) -> str | None:
-    """One line, with the fix, when the runtime checker could not import
-    anything (an injection site, an expression, is no import to make)."""
+def _importing_skipped_everything(outcomes: Sequence[CheckerOutcome], site_checks: Collection[Check]) -> str | None:
+    """One line, with the fix, when the checkers that import the target could
+    not import anything (an injection site, an expression, is no import to make)."""
     verdicts = [v for o in outcomes for v in o.verdicts.values()]
     if not verdicts or any(v is not Verdict.SKIPPED for v in verdicts):
         return None
     reasons = sorted({note for o in outcomes for check, note in o.notes.items() if check not in site_checks})
-    return messages.runtime_skipped_note(reasons[0]) if reasons else None
+    names = tuple(dict.fromkeys(o.checker for o in outcomes))
+    return messages.importing_skipped_note(names, reasons[0]) if reasons else None
+
+
+def _read_set(groups: Sequence[tuple[Sequence[ResolvedTarget], Discovery, Sequence[Path]]], sglang_root: Path | None) -> ReadSet:
+    """What a release's verdicts depend on: the targets' files and packages,
+    the local modules they import (outside site-packages and the standard
+    library), and the sglang tree checked against (listed now and then)."""
+    files: set[Path] = set()
+    folders: set[Path] = set()
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    for targets, found, extra_roots in groups:
+        for target in targets:
+            for file in target.modules.values():
+                files.add(file)
+                if file.name == "__init__.py":
+                    folders.add(file.parent)
+            spec = Path(target.spec)
+            if spec.is_dir():
+                folders.add(spec.resolve())
+        path = search_path([*extra_roots, *found.search_roots])
+        located = [find_module_file(name, path) for name in sorted(found.imported_modules)]
+        for file in [*found.source_modules.values(), *(f for f in located if f is not None)]:
+            if not in_installation(file) and not file.resolve().is_relative_to(stdlib):
+                files.add(file)
+    slow = frozenset({sglang_root / "sglang"}) if sglang_root is not None else frozenset[Path]()
+    local = {f for f in files if not (sglang_root is not None and f.resolve().is_relative_to(sglang_root / "sglang"))}
+    return ReadSet(frozenset(local), frozenset(folders), slow)
 
 
 def keep_crash(crashed: CheckerCrashed, check_input: CheckInput) -> Path:
@@ -402,15 +436,17 @@ def _run_checkers(
     timeout: float,
     terms: ReleaseTerms,
     sglang_root: Path | None,
-    verdict_cache: VerdictCache | None,
+    cache: StageCache,
 ) -> tuple[list[CheckerOutcome], frozenset[str]]:
     """Every chosen checker on one discovery, in parallel, except those whose
     verdicts the cache holds; outcomes in report order, and the names reused."""
     adapters = list(chosen)
+    dialects = [a.dialect for a in adapters if a.reads_harness and a.dialect is not None]
     static = any(a.reads_harness for a in adapters)
-    with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root) as check_input:
-        lookup = verdict_cache.look_up(adapters, check_input) if verdict_cache is not None else None
-        reused = lookup.hits if lookup is not None else {}
+    directives = tuple(d.directive for d in dialects)
+    with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root, directives=directives) as check_input:
+        lookup = cache.look_up(adapters, check_input)
+        reused = lookup.hits
         to_run = [adapter for adapter in adapters if adapter.name not in reused]
         with ThreadPoolExecutor(max_workers=max(1, len(to_run))) as pool:
             futures = {adapter.name: pool.submit(adapter.run, check_input) for adapter in to_run}
@@ -419,9 +455,9 @@ def _run_checkers(
             except CheckerCrashed as crashed:
                 others = tuple(a.name for a in adapters if a.name != crashed.checker)
                 raise crashed.keeping(str(keep_crash(crashed, check_input)), others) from None
-    if verdict_cache is not None and lookup is not None:
-        for outcome in ran.values():
-            verdict_cache.store(lookup, outcome)
+    for outcome in ran.values():
+        cache.store(lookup, outcome)
     outcomes = [reused[a.name] if a.name in reused else ran[a.name] for a in adapters]
     stamped = [replace(outcome, version=adapter.version()) for adapter, outcome in zip(adapters, outcomes, strict=True)]
     return stamped, frozenset(reused)
+

@@ -15,7 +15,7 @@ import pytest
 from spec_protocols.gate._checkers import CHECKERS
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerOutcome, GateReport, Verdict
-from spec_protocols.gate._pipeline import run_gate
+from spec_protocols.gate._run import run_gate
 from tests._verdict_cache_support import (  # noqa: F401  (cache_on, shared_cache, stages, target: fixtures)
     Counting,
     Stages,

@@ -1,4 +1,4 @@
-"""``check --watch`` with the runtime checker warm (gate._watch._warm_probe).
+"""``check --watch`` with the runtime checker warm (gate._checkers._runtime._warm).
 
 Each round's probe was started before the round, sglang already imported;
 its report must equal a one-shot run's, pass -> fail -> pass, a plugin

@@ -20,7 +20,7 @@ import pytest
 from spec_protocols.gate._cache import _fingerprint, _runs
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import Check, CheckerOutcome, GateReport, Problem, Verdict
-from spec_protocols.gate._pipeline import run_gate
+from spec_protocols.gate._run import run_gate
 from spec_protocols.gate._reports import render
 
 from tests._verdict_cache_support import (  # noqa: F401  (cache_on, shared_cache, stages: fixtures)

@@ -36,7 +36,7 @@ from spec_protocols.gate._model import (
     Problem,
     Verdict,
 )
-from spec_protocols.gate._pipeline import run_gate
+from spec_protocols.gate._run import run_gate
 from spec_protocols.gate._reports import render
 
 from tests._verdict_cache_support import (  # noqa: F401  (cache_on, runtime, shared_cache, stages, target: fixtures)

@@ -25,6 +25,7 @@ from spec_protocols.gate._baseline import (
     unused_entry_line,
     write_baseline,
 )
+from spec_protocols.gate._checkers import CHECKER_NAMES
 from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
 
 P, F, U, S = Verdict.PASS, Verdict.FAIL, Verdict.UNVERIFIED, Verdict.SKIPPED
@@ -528,7 +529,7 @@ W = f"{WORKER} SpecWorker"
         ({"protocol": ""}, f"entry 0 ({WORKER}) has no protocol"),
         ({"member": ""}, f"entry 0 ({W}) has an invalid member: ''"),
         ({"member": False}, f"entry 0 ({W}) has an invalid member: False"),
-        ({"checker": None}, f"entry 0 ({W} forward_batch_generation) has checker None, not one of runtime, mypy, pyright"),
+        ({"checker": None}, f"entry 0 ({W} forward_batch_generation) has checker None, not one of {', '.join(CHECKER_NAMES)}"),
         # The message rules come before the reason's.
         (
             {"message": None, "reason": None},

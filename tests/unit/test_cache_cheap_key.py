@@ -27,8 +27,10 @@ import pytest
 from spec_protocols.gate._cache import VerdictCache, _fingerprint, _runs
 from spec_protocols.gate._cache._fingerprint import StatMemo
 from spec_protocols.gate._checkers import CHECKERS
-from spec_protocols.gate._cli._check_command import _chosen_checkers
-from spec_protocols.gate._model import CHECKER_NAMES, Check, GateError, GateReport, Result, Verdict
+from spec_protocols.gate._cli._check_command import request_of
+from spec_protocols.gate._request import GateRequest
+from spec_protocols.gate._run import _memo_key  # pyright: ignore[reportPrivateUsage]
+from spec_protocols.gate._model import Check, GateReport, Result, Verdict
 
 KEY = "ab" + "0" * 62
 REPORT = GateReport(
@@ -194,54 +196,45 @@ def test_files_changed_within_two_seconds_are_racy(tmp_path: Path, tree: Path) -
 def test_a_racy_run_keeps_no_memo(tmp_path: Path, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = VerdictCache(tmp_path / "cache")
     cache._memo.tree(tree)  # pyright: ignore[reportPrivateUsage]
-    monkeypatch.setattr(cache, "_run_key", KEY)
-    cache.remember(REPORT)
+    cache.remember(KEY, REPORT)
     assert not _memo_file(tmp_path / "cache").exists()
 
 
 def test_an_incomplete_run_keeps_no_memo(settled: None, tmp_path: Path, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = VerdictCache(tmp_path / "cache")
     cache._memo.tree(tree)  # pyright: ignore[reportPrivateUsage]
-    monkeypatch.setattr(cache, "_run_key", KEY)
     cache.complete = False  # a stage was not keyed or not stored
-    cache.remember(REPORT)
+    cache.remember(KEY, REPORT)
     assert not _memo_file(tmp_path / "cache").exists()
     cache.complete = True
-    cache.remember(REPORT)
+    cache.remember(KEY, REPORT)
     assert _memo_file(tmp_path / "cache").exists()
-
-
-def test_importing_names_the_registry_checkers_that_import_the_target() -> None:
-    assert {name for name, checker in CHECKERS.items() if checker.imports_target} == _runs.IMPORTING
 
 
 @pytest.mark.parametrize("requested", [None, ["mypy"], ["pyright", "mypy"], ["runtime"], ["runtime", "pyright"]])
 @pytest.mark.parametrize("no_import", [False, True])
-def test_registry_names_are_the_checkers_the_cli_chooses(requested: list[str] | None, no_import: bool) -> None:
-    args = argparse.Namespace(checkers=requested, no_import=no_import)
-    try:
-        chosen: tuple[str, ...] | None = tuple(c.name for c in _chosen_checkers(args, None))
-    except GateError:
-        chosen = None
-    assert _runs.registry_names(requested, allow_import=not no_import) == (chosen or None)
-
-
-def test_the_cli_and_run_gate_compute_one_key(tmp_path: Path) -> None:
-    """The CLI asks before importing the checkers; run_gate with the registry's own objects must find its memo."""
-    root = tmp_path / "cache"
-    cache = VerdictCache(root)
-    chosen = [CHECKERS[name] for name in CHECKER_NAMES]
-    assert cache.recall(["plugin.py"], chosen, allow_import=True, sglang=None) is None
-    cli_key = _runs.run_key(
-        ["plugin.py"], [(name, None) for name in CHECKER_NAMES], allow_import=True, sglang=None, root=root
+def test_the_cli_and_run_gate_compute_one_key(requested: list[str] | None, no_import: bool) -> None:
+    """The CLI's request and run_gate's with the registry's own objects have one memo key (run_gate's memo is the CLI's)."""
+    args = argparse.Namespace(
+        targets=["plugin.py"], sglang=None, checkers=requested, no_import=no_import, baseline=None,
+        ignore_unused_baseline=False, write_baseline=None, reason=None, timeout=600.0, no_cache=False,
     )
-    assert cli_key is not None and cache._run_key == cli_key  # pyright: ignore[reportPrivateUsage]
+    objects = None if requested is None else tuple(CHECKERS[name] for name in requested)
+    python = GateRequest(
+        targets=("plugin.py",),
+        checkers=None if objects is None else tuple(c.name for c in objects),
+        registry=None if objects is None else {c.name: c for c in objects},
+        allow_import=not no_import,
+    )
+    assert _memo_key(request_of(args), None) == _memo_key(python, None)
 
 
 def test_another_checker_is_keyed_by_its_version(tmp_path: Path) -> None:
-    def key(version: str | None) -> str | None:
-        return _runs.run_key(["t"], [("fake", version)], allow_import=True, sglang=None, root=tmp_path)
+    def key(version: str | None, *, allow_import: bool = True, sglang: str | None = None) -> str:
+        return _runs.run_key(_runs.MemoRequest(("t",), (("fake", version),), allow_import, sglang), root=tmp_path)
 
     assert key("1") != key("2")
-    assert _runs.run_key(["t"], [("fake", "1")], allow_import=False, sglang=None, root=tmp_path) != key("1")
-    assert _runs.run_key(["t"], [("fake", "1")], allow_import=True, sglang="0.5.21", root=tmp_path) != key("1")
+    assert key("1", allow_import=False) != key("1")
+    assert key("1", sglang="0.5.21") != key("1")
+    assert _runs.run_key(_runs.MemoRequest(("t",), None, True, None), root=tmp_path) != key(None)
+

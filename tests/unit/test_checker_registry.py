@@ -5,24 +5,35 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from spec_protocols.gate._checkers import CHECKERS, checker_versions
-from spec_protocols.gate._model import CHECKER_NAMES, Check, GateReport, Result, Verdict
+from spec_protocols.gate._checkers import CHECKER_NAMES, CHECKERS, CheckerName, checker_versions, default_names
+from spec_protocols.gate._model import Check, GateReport, Result, Verdict
 from spec_protocols.gate._reports import render
 
 
-def test_registry_matches_the_model_vocabulary_in_report_order() -> None:
-    assert tuple(CHECKERS) == CHECKER_NAMES
+def test_registry_matches_the_vocabulary_in_report_order() -> None:
+    assert tuple(CHECKERS) == CHECKER_NAMES == tuple(name.value for name in CheckerName)
     assert all(CHECKERS[name].name == name for name in CHECKERS)
+
+
+def test_the_defaults_are_the_three_trusted_checkers_and_ty_is_chosen_by_name_only() -> None:
+    assert default_names() == ("runtime", "mypy", "pyright")
+    assert "ty" in CHECKER_NAMES and "ty" not in default_names()
 
 
 def test_only_the_runtime_checker_imports_and_only_the_static_ones_read_the_harness() -> None:
     assert [n for n, c in CHECKERS.items() if c.imports_target] == ["runtime"]
-    assert [n for n, c in CHECKERS.items() if c.reads_harness] == ["mypy", "pyright"]
+    assert [n for n, c in CHECKERS.items() if c.reads_harness] == ["mypy", "pyright", "ty"]
+    # A static checker has a dialect; one that reads no harness has none.
+    assert all((c.dialect is not None) == c.reads_harness for c in CHECKERS.values())
+
+
+def test_whose_words_lead_is_each_checkers_own_rank() -> None:
+    assert sorted(CHECKER_NAMES, key=lambda n: CHECKERS[n].rank) == ["pyright", "mypy", "runtime", "ty"]
 
 
 def test_each_checker_reports_its_version() -> None:
     versions = checker_versions()
-    assert set(versions) == set(CHECKER_NAMES)
+    assert set(versions) == set(default_names())
     # The pinned checkers report the pins (pyproject.toml's checkers extra).
     assert re.fullmatch(r"\d+\.\d+\.\d+", versions["mypy"])
     assert re.fullmatch(r"1\.1\.\d+", versions["pyright"])

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from spec_protocols.gate._checkers import dialect_of
 from spec_protocols.gate._checkers._class_diagnostics import class_findings
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._findings import Wrong
@@ -146,20 +147,24 @@ def test_what_counts_at_the_class_lines(source: Path) -> None:
         _diag(source, CLASS_LINE, "Metaclass conflict", "metaclass"),
         # Not the class's: a comparison with the base, a missing import, typing hygiene.
         _diag(source, PROPERTY_SIGNATURE, "Signature incompatible with supertype", "override"),
-        _diag(source, CLASS_LINE, '"limit" incorrectly overrides property of same name', "reportIncompatibleMethodOverride"),
-        _diag(source, INHERITED_ASSIGN, 'Type "tuple[()]" is not assignable to declared type', "reportAssignmentType"),
         _diag(source, INIT_BODY, 'Cannot find implementation or library stub for module named "x"', "import-not-found"),
         _diag(source, INIT_BODY, 'Need type annotation for "cache"', "var-annotated"),
         # In member bodies: counted.
         _diag(source, PROPERTY_BODY, "Incompatible return value type", "return-value"),
         _diag(source, HELPER_BODY, "Incompatible types in assignment", "assignment"),
     ]
-    found, notes = class_findings("mypy", regions, diagnostics)
+    found, notes = class_findings("mypy", dialect_of("mypy"), regions, diagnostics)
     assert [(f.wrong, f.member, f.line) for f in found] == [
         (Wrong.CLASS_DIAGNOSTIC, "__init__", INIT_BODY),
         (Wrong.CLASS_DIAGNOSTIC, None, CLASS_LINE),
     ]
     assert [(n.wrong, n.detail) for n in notes] == [(Wrong.BODY_DIAGNOSTICS, "2")]
+    # pyright's words for what is not the class's: an override, an assignment to a base's name.
+    pyright = [
+        _diag(source, CLASS_LINE, '"limit" incorrectly overrides property of same name', "reportIncompatibleMethodOverride"),
+        _diag(source, INHERITED_ASSIGN, 'Type "tuple[()]" is not assignable to declared type', "reportAssignmentType"),
+    ]
+    assert class_findings("pyright", dialect_of("pyright"), regions, pyright) == ([], [])
 
 
 def _healthy(harness: Harness, target: str) -> list[Diagnostic]:
@@ -170,7 +175,7 @@ def _healthy(harness: Harness, target: str) -> list[Diagnostic]:
 def test_a_constructor_error_fails_the_class_at_its_line(source: Path) -> None:
     harness = build_harness([_cls(source)])
     message = 'Property "draft_swa_window" defined in "BaseSpecWorker" is read-only'
-    outcome = interpret("mypy", harness, [*_healthy(harness, "plug.Worker"), _diag(source, INIT_BODY, message)])
+    outcome = interpret("mypy", dialect_of("mypy"), harness, [*_healthy(harness, "plug.Worker"), _diag(source, INIT_BODY, message)])
     check = Check("plug.Worker", "SpecWorker")
     assert outcome.verdicts[check] is Verdict.FAIL
     (problem,) = outcome.problems[check]
@@ -180,7 +185,7 @@ def test_a_constructor_error_fails_the_class_at_its_line(source: Path) -> None:
 
 def test_an_error_in_a_method_body_is_a_note(source: Path) -> None:
     harness = build_harness([_cls(source)])
-    outcome = interpret("pyright", harness, [*_healthy(harness, "plug.Worker"), _diag(source, HELPER_BODY)])
+    outcome = interpret("pyright", dialect_of("pyright"), harness, [*_healthy(harness, "plug.Worker"), _diag(source, HELPER_BODY)])
     check = Check("plug.Worker", "SpecWorker")
     assert outcome.verdicts[check] is Verdict.PASS
     assert outcome.problems[check] == ()
@@ -190,7 +195,7 @@ def test_an_error_in_a_method_body_is_a_note(source: Path) -> None:
 def test_a_class_diagnostic_never_reaches_another_class(source: Path) -> None:
     harness = build_harness([_cls(source), _cls(source, "AttrsWorker", 41)])
     diagnostics = [*_healthy(harness, "plug.Worker"), *_healthy(harness, "plug.AttrsWorker"), _diag(source, INIT_BODY)]
-    outcome = interpret("mypy", harness, diagnostics)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, diagnostics)
     assert outcome.verdicts[Check("plug.Worker", "SpecWorker")] is Verdict.FAIL
     assert outcome.verdicts[Check("plug.AttrsWorker", "SpecWorker")] is Verdict.PASS
 
@@ -203,7 +208,7 @@ def test_attrs_construction_is_unverified_not_failed(source: Path) -> None:
         for n, t in harness.tags.items()
         if t.target == target and t.kind is LineKind.CONSTRUCTOR
     ][:1]
-    outcome = interpret("mypy", harness, [*_healthy(harness, target), *constructor])
+    outcome = interpret("mypy", dialect_of("mypy"), harness, [*_healthy(harness, target), *constructor])
     check = Check(target, "SpecWorker")
     assert outcome.verdicts[check] is Verdict.UNVERIFIED
     (problem,) = outcome.problems[check]
@@ -254,9 +259,15 @@ def test_an_attribute_another_class_lacks_is_only_counted(source: Path) -> None:
     regions = class_regions([_cls(source)])["plug.Worker"]
     diagnostics = [
         _diag(source, INIT_BODY, '"ModelRunner" has no attribute "attn_backend"', "attr-defined"),
-        _diag(source, INIT_BODY, 'Cannot access attribute "attn_backend" for class "ModelRunner"', "reportAttributeAccessIssue"),
         _diag(source, INIT_BODY, '"Worker" has no attribute "draft_runner"', "attr-defined"),
     ]
-    found, notes = class_findings("mypy", regions, diagnostics, "Worker")
+    found, notes = class_findings("mypy", dialect_of("mypy"), regions, diagnostics, "Worker")
     assert [f.reasons for f in found] == [('"Worker" has no attribute "draft_runner"',)]
-    assert [n.detail for n in notes] == ["2"]
+    assert [n.detail for n in notes] == ["1"]
+    pyright = [
+        _diag(source, INIT_BODY, 'Cannot access attribute "attn_backend" for class "ModelRunner"', "reportAttributeAccessIssue"),
+        _diag(source, INIT_BODY, 'Cannot access attribute "draft_runner" for class "Worker*"', "reportAttributeAccessIssue"),
+    ]
+    found, notes = class_findings("pyright", dialect_of("pyright"), regions, pyright, "Worker")
+    assert [f.reasons for f in found] == [('Cannot access attribute "draft_runner" for class "Worker*"',)]
+    assert [n.detail for n in notes] == ["1"]

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from spec_protocols.gate import _cli as cli
-from spec_protocols.gate._baseline import apply_baseline, load_baseline
-from spec_protocols.gate._checkers import DEFAULT_CHECKERS, Checker
-from spec_protocols.gate._model import CHECKER_NAMES, Check, GateReport, Problem, Result, Verdict
+from spec_protocols.gate._checkers import CHECKER_NAMES
+from spec_protocols.gate._model import Check, GateReport, Problem, ReadSet, Result, Verdict
+from spec_protocols.gate._reports._release_matrix import ReleasesReport
+from spec_protocols.gate._request import GateRequest
 
 from tests._cli_support import (  # noqa: F401  (gate_cache, run, use_gate_cache: fixtures)
     BAD_INPUTS,
@@ -111,20 +112,20 @@ def _fake_run_command(returncode: int, stdout: str, stderr: str):
 
 def test_mypy_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "spec_protocols.gate._checkers._mypy.run_command",
+        "spec_protocols.gate._checkers._mypy._oneshot.run_command",
         _fake_run_command(2, "garbage that is not json\n", "Traceback (most recent call last):\nINTERNAL ERROR boom\n"),
     )
     assert_usage_error("mypy crashing", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_mypy_exit_2_without_output(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("spec_protocols.gate._checkers._mypy.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
+    monkeypatch.setattr("spec_protocols.gate._checkers._mypy._oneshot.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
     assert_usage_error("mypy exit 2, no output", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_pyright_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "spec_protocols.gate._checkers._pyright.run_command",
+        "spec_protocols.gate._checkers._pyright._oneshot.run_command",
         _fake_run_command(3, "Error: something exploded\n", "Traceback-like noise\nlast line\n"),
     )
     assert_usage_error("pyright crashing", run(str(GOOD), "--checker", "pyright"), "pyright crashed")
@@ -146,29 +147,24 @@ FAKE_ABSTRACT = Problem("runtime", None, "abstract class: it cannot be instantia
 
 
 class FakeGate:
-    """Stands in for ``spec_protocols.gate._pipeline.run_gate``: the report is fixed
-    (one failing class: a mypy member problem and a runtime whole-class
-    problem), restricted to the chosen checkers, with the baseline applied the
-    way the real ``run_gate`` applies it. ``calls`` records every call."""
+    """Stands in for ``spec_protocols.gate._pipeline.run_stages`` (the stages
+    of a run the memo did not answer): the report is fixed (one failing class:
+    a mypy member problem and a runtime whole-class problem), restricted to
+    the chosen checkers; the run applies the baseline and decides the rest.
+    ``calls`` records every call."""
 
     def __init__(self, *, unverified: bool = False) -> None:
         self.calls: list[dict[str, object]] = []
         self.unverified = unverified
 
     def __call__(
-        self,
-        targets: Sequence[str],
-        *,
-        checkers: Sequence[Checker] = DEFAULT_CHECKERS,
-        baseline: Path | None = None,
-        timeout: float = 600.0,
-        allow_import: bool = True,
-        sglang: str | None = None,
-        cache: bool = True,
-    ) -> GateReport:
-        names = {c.name for c in checkers}
+        self, request: GateRequest, given: Sequence[str | None], keys: Sequence[str | None], recalled: Sequence[object]
+    ) -> tuple[list[GateReport], ReadSet]:
+        from spec_protocols.gate._pipeline import choose_checkers
+
+        names = {c.name for c in choose_checkers(request)}
         chosen = tuple(c for c in CHECKER_NAMES if c in names)
-        self.calls.append({"checkers": chosen, "baseline": baseline, "sglang": sglang})
+        self.calls.append({"checkers": chosen, "baseline": request.baseline, "sglang": given[0]})
         verdicts = {"runtime": Verdict.FAIL, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
         problems = [p for p in (FAKE_ABSTRACT, FAKE_STEP) if p.checker in chosen]
         results = [
@@ -184,16 +180,13 @@ class FakeGate:
             results.append(
                 Result(Check("pkg.workers.Blind", "SpecWorker"), Verdict.UNVERIFIED, {chosen[-1]: Verdict.UNVERIFIED}, (blind,))
             )
-        report = GateReport(tuple(results), chosen, {"total": 0.1})
-        if baseline is not None:
-            report = apply_baseline(report, load_baseline(baseline))
-        return report
+        return [GateReport(tuple(results), chosen, {"total": 0.1}) for _ in given], ReadSet()
 
 
 @pytest.fixture
 def fake_gate(monkeypatch: pytest.MonkeyPatch) -> FakeGate:
     fake = FakeGate()
-    monkeypatch.setattr("spec_protocols.gate._pipeline.run_gate", fake)
+    monkeypatch.setattr("spec_protocols.gate._pipeline.run_stages", fake)
     return fake
 
 
@@ -233,7 +226,7 @@ def test_write_baseline_exits_0_when_it_wrote_the_file(run: Run, fake_gate: Fake
 
 
 def test_write_baseline_warns_about_unverified_checks(run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr("spec_protocols.gate._pipeline.run_gate", FakeGate(unverified=True))
+    monkeypatch.setattr("spec_protocols.gate._pipeline.run_stages", FakeGate(unverified=True))
     target = tmp_path / "known.json"
     code, out, err = run("pkg", "--write-baseline", str(target), "--reason", "pre-existing")
     assert code == 0, (out, err)
@@ -281,8 +274,8 @@ def test_unused_entries_are_notes_of_the_rendered_report(
     """Every output format gets them, as run-level notes (whatever it does with notes)."""
     rendered: list[GateReport] = []
 
-    def render(report: GateReport, fmt: str, *, include_timings: bool = True) -> str:
-        rendered.append(report)
+    def render(report: ReleasesReport, fmt: str, *, include_timings: bool = True) -> str:
+        rendered.extend(run.report for run in report.runs)
         return "report"
 
     monkeypatch.setattr("spec_protocols.gate._reports.render", render)

@@ -34,7 +34,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("checkers", frozenset({"_checkers"})),
     ("verdicts and cache", frozenset({"_verdicts", "_baseline", "_cache"})),
     ("reports", frozenset({"_reports", "_upgrade"})),
-    ("pipeline", frozenset({"_pipeline", "_releases_run"})),
+    ("pipeline", frozenset({"_request", "_pipeline", "_releases_run", "_run"})),
     ("watch mode", frozenset({"_watch"})),
     ("CLI", frozenset({"_cli", "_explanation", "_scaffold"})),
     ("the public surface", frozenset({"", "__main__"})),

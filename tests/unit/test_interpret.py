@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from spec_protocols.gate._checkers import dialect_of
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
 from spec_protocols.gate._harness._lines import Harness, LineKind, build_harness
 from spec_protocols.gate._model import (
@@ -73,14 +74,14 @@ def harness() -> Harness:
 
 
 def test_a_conforming_class_passes(harness: Harness) -> None:
-    outcome = interpret("mypy", harness, _healthy(harness, GOOD, OTHER))
+    outcome = interpret("mypy", dialect_of("mypy"), harness, _healthy(harness, GOOD, OTHER))
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.PASS
     assert outcome.problems[Check(GOOD, "SpecWorker")] == ()
 
 
 def test_a_silent_class_canary_is_unverified_never_pass(harness: Harness) -> None:
     diagnostics = [d for d in _healthy(harness, GOOD, OTHER) if d.line not in _lines(harness, GOOD, LineKind.CANARY_CLASS)]
-    outcome = interpret("pyright", harness, diagnostics)
+    outcome = interpret("pyright", dialect_of("pyright"), harness, diagnostics)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.UNVERIFIED
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
     assert problem.unverified and "Any/Unknown" in problem.message
@@ -90,14 +91,14 @@ def test_a_silent_class_canary_is_unverified_never_pass(harness: Harness) -> Non
 
 def test_an_import_error_is_unverified_for_that_class_only(harness: Harness) -> None:
     diagnostics = _healthy(harness, GOOD, OTHER) + _fire(harness, GOOD, LineKind.IMPORT, message='Module "plug.mod" has no attribute "Good"')
-    outcome = interpret("mypy", harness, diagnostics)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, diagnostics)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.UNVERIFIED
     assert "could not import it" in outcome.problems[Check(GOOD, "SpecWorker")][0].message
     assert outcome.verdicts[Check(OTHER, "SpecWorker")] is Verdict.PASS
 
 
 def test_an_error_outside_every_class_makes_everything_unverified(harness: Harness) -> None:
-    outcome = interpret("mypy", harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(3, "Cannot find spec_protocols")])
+    outcome = interpret("mypy", dialect_of("mypy"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(3, "Cannot find spec_protocols")])
     assert set(outcome.verdicts.values()) == {Verdict.UNVERIFIED}
 
 
@@ -105,7 +106,7 @@ def test_a_member_error_fails_and_names_the_member(harness: Harness) -> None:
     diagnostics = _healthy(harness, GOOD, OTHER) + _fire(
         harness, GOOD, LineKind.MEMBER_SIGNATURE, "forward_batch_generation", "Missing keyword parameter"
     )
-    outcome = interpret("pyright", harness, diagnostics)
+    outcome = interpret("pyright", dialect_of("pyright"), harness, diagnostics)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
     assert [p.member for p in outcome.problems[Check(GOOD, "SpecWorker")]] == ["forward_batch_generation"]
 
@@ -115,7 +116,7 @@ def test_a_silent_member_canary_makes_that_member_unverified(harness: Harness, k
     silenced = set(_lines(harness, GOOD, kind, "forward_batch_generation"))
     assert silenced
     diagnostics = [d for d in _healthy(harness, GOOD, OTHER) if d.line not in silenced]
-    outcome = interpret("mypy", harness, diagnostics)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, diagnostics)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.UNVERIFIED
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
     assert problem.member == "forward_batch_generation" and problem.unverified and words in problem.message
@@ -125,7 +126,7 @@ def test_a_failing_member_is_not_also_reported_blind(harness: Harness) -> None:
     silenced = set(_lines(harness, GOOD, LineKind.MEMBER_GRADUAL, "forward_batch_generation"))
     diagnostics = [d for d in _healthy(harness, GOOD, OTHER) if d.line not in silenced]
     diagnostics += _fire(harness, GOOD, LineKind.MEMBER_SIGNATURE, "forward_batch_generation", "bad")
-    outcome = interpret("mypy", harness, diagnostics)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, diagnostics)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
     assert [p.unverified for p in outcome.problems[Check(GOOD, "SpecWorker")]] == [False]
 
@@ -134,13 +135,13 @@ def test_getattr_class_object_line_decides_only_with_getattr(harness: Harness) -
     missing = _fire(harness, GOOD, LineKind.MEMBER, "forward_batch_generation", '"type[Good]" has no attribute')
     # Without __getattr__ (the instance canary fires), the class-object line
     # is not authoritative: an attribute set in __init__ is legitimately absent.
-    outcome = interpret("mypy", harness, _healthy(harness, GOOD, OTHER) + missing)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, _healthy(harness, GOOD, OTHER) + missing)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.PASS
     # With __getattr__ (the instance canary is silent), it is the only evidence.
     without_instance_canary = [
         d for d in _healthy(harness, GOOD, OTHER) if d.line not in _lines(harness, GOOD, LineKind.CANARY_INSTANCE)
     ]
-    outcome = interpret("mypy", harness, without_instance_canary + missing)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, without_instance_canary + missing)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
 
 
@@ -148,7 +149,7 @@ def test_constructor_errors_fail_as_init(harness: Harness) -> None:
     diagnostics = _healthy(harness, GOOD, OTHER) + _fire(
         harness, GOOD, LineKind.CONSTRUCTOR, "__init__", 'Unexpected keyword argument "nccl_port"'
     )
-    outcome = interpret("mypy", harness, diagnostics)
+    outcome = interpret("mypy", dialect_of("mypy"), harness, diagnostics)
     assert outcome.verdicts[Check(GOOD, "SpecWorker")] is Verdict.FAIL
     assert {p.member for p in outcome.problems[Check(GOOD, "SpecWorker")]} == {"__init__"}
 
@@ -160,7 +161,7 @@ def test_abstract_is_a_failure_unless_the_class_may_be_abstract() -> None:
         diagnostics = _healthy(harness, GOOD) + [
             Diagnostic(n, abstract, "abstract") for n in _lines(harness, GOOD, LineKind.CONSTRUCTOR)[-1:]
         ]
-        outcome = interpret("mypy", harness, diagnostics)
+        outcome = interpret("mypy", dialect_of("mypy"), harness, diagnostics)
         assert outcome.verdicts[Check(GOOD, "SpecWorker")] is verdict
         if may_be_abstract:
             assert outcome.notes[Check(GOOD, "SpecWorker")] == ABSTRACT_BASE_NOTE
@@ -185,15 +186,20 @@ FORWARD = (
             '\xa0\xa0"Good.tree_width" is not implemented',
             "reportAbstractUsage",
         ),
+        (
+            "ty",
+            "Cannot instantiate `Good` with unimplemented abstract methods `forward_batch_generation` and `tree_width`",
+            "abstract-class-instantiation",
+        ),
     ],
-    ids=["mypy", "pyright"],
+    ids=["mypy", "pyright", "ty"],
 )
 def test_an_abstract_class_names_each_member_to_write_with_the_signature_sglang_calls(
     harness: Harness, checker: str, said: str, code: str
 ) -> None:
     # One of the two is a protocol member (its signature is the protocol's), one the plugin's own.
     (line,) = _lines(harness, GOOD, LineKind.CONSTRUCTOR)[-1:]
-    outcome = interpret(checker, harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, code)])
+    outcome = interpret(checker, dialect_of(checker), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, code)])
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
     assert (problem.member, problem.line) == ("__init__", 3)
     assert problem.message == (
@@ -204,19 +210,22 @@ def test_an_abstract_class_names_each_member_to_write_with_the_signature_sglang_
 def test_an_abstract_class_says_how_many_members_the_checker_left_unnamed(harness: Harness) -> None:
     (line,) = _lines(harness, GOOD, LineKind.CONSTRUCTOR)[-1:]
     said = 'Cannot instantiate abstract class "Good" with abstract attributes "a", "b", ... and "g" (4 methods suppressed)'
-    outcome = interpret("mypy", harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract")])
+    outcome = interpret("mypy", dialect_of("mypy"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract")])
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
     assert problem.message == "abstract class: sglang cannot instantiate Good; implement a, b, g and 4 more"
+    said = "Cannot instantiate `Good` with 7 unimplemented abstract methods, including `a`, `b` and `c`"
+    outcome = interpret("ty", dialect_of("ty"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract-class-instantiation")])
+    (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
+    assert problem.message == "abstract class: sglang cannot instantiate Good; implement a, b, c and 4 more"
 
 
 def test_only_abstract_errors_count_on_a_draft_workers_bare_call() -> None:
     harness = build_harness([_cls("Draft", ClassRole.DRAFT_WORKER)])
     target = "plug.mod.Draft"
     (call,) = _lines(harness, target, LineKind.ABSTRACT)[-1:]
-    arguments = interpret("pyright", harness, [*_healthy(harness, target), Diagnostic(call, 'Argument missing for parameter "x"')])
+    arguments = interpret("pyright", dialect_of("pyright"), harness, [*_healthy(harness, target), Diagnostic(call, 'Argument missing for parameter "x"')])
     assert arguments.verdicts[Check(target, "DraftWorker")] is Verdict.PASS
-    abstract = interpret(
-        "pyright", harness, [*_healthy(harness, target), Diagnostic(call, 'Cannot instantiate abstract class "Draft"', "reportAbstractUsage")]
+    abstract = interpret("pyright", dialect_of("pyright"), harness, [*_healthy(harness, target), Diagnostic(call, 'Cannot instantiate abstract class "Draft"', "reportAbstractUsage")]
     )
     assert abstract.verdicts[Check(target, "DraftWorker")] is Verdict.FAIL
 
@@ -232,14 +241,14 @@ def test_sites_pass_fail_or_unverified_from_their_helpers() -> None:
     harness, shadow, check = _site_setup()
     canary = Diagnostic(9, 'Argument 1 to "spec_protocols_site_1_canary" has incompatible type', site=(1, True))
     failure = Diagnostic(9, 'Unexpected keyword argument "gpu_id" for "Bad"', site=(1, False))
-    assert interpret("mypy", harness, [canary], shadow=shadow).verdicts[check] is Verdict.PASS
-    failed = interpret("mypy", harness, [canary, failure], shadow=shadow)
+    assert interpret("mypy", dialect_of("mypy"), harness, [canary], shadow=shadow).verdicts[check] is Verdict.PASS
+    failed = interpret("mypy", dialect_of("mypy"), harness, [canary, failure], shadow=shadow)
     assert failed.verdicts[check] is Verdict.FAIL
     assert failed.problems[check][0].message == (
         'build_draft_tp_worker\'s call of draft_worker_cls=self.cls fails: Unexpected keyword argument "gpu_id" for "Bad"'
     )
     assert failed.problems[check][0].line == 9
-    silent = interpret("mypy", harness, [], shadow=shadow)
+    silent = interpret("mypy", dialect_of("mypy"), harness, [], shadow=shadow)
     assert silent.verdicts[check] is Verdict.UNVERIFIED
     assert "as Any" in silent.problems[check][0].message
 
@@ -301,7 +310,7 @@ def test_a_signature_problem_is_at_the_members_def_with_expected_and_got(
     located: Harness, checker: str, message: str, reason: str
 ) -> None:
     diagnostics = _healthy(located, GOOD, OTHER) + _fire(located, GOOD, LineKind.MEMBER_SIGNATURE, "forward_batch_generation", message)
-    (problem,) = interpret(checker, located, diagnostics).problems[Check(GOOD, "SpecWorker")]
+    (problem,) = interpret(checker, dialect_of(checker), located, diagnostics).problems[Check(GOOD, "SpecWorker")]
     assert (problem.member, problem.file, problem.line) == ("forward_batch_generation", "/plug/mod.py", 12)
     assert problem.message == (
         f"signature does not match: {reason}; expected SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *, "
@@ -317,7 +326,7 @@ def test_a_missing_member_is_at_the_class_line_and_says_what_is_expected(located
         'Cannot access attribute "init_cuda_graphs" for class "Good"\n  Attribute "init_cuda_graphs" is unknown',
         "reportAttributeAccessIssue",
     )
-    (problem,) = interpret("pyright", located, [*_healthy(located, GOOD, OTHER), missing]).problems[Check(GOOD, "SpecWorker")]
+    (problem,) = interpret("pyright", dialect_of("pyright"), located, [*_healthy(located, GOOD, OTHER), missing]).problems[Check(GOOD, "SpecWorker")]
     assert (problem.member, problem.file, problem.line) == ("init_cuda_graphs", "/plug/mod.py", 3)
     assert problem.message == "missing: Good has no init_cuda_graphs; expected SpecWorker.init_cuda_graphs(self) -> None"
 
@@ -327,7 +336,7 @@ def test_the_constructor_is_one_problem_at_the_inherited_init(located: Harness) 
     diagnostics = _healthy(located, GOOD, OTHER) + [
         Diagnostic(lines[-1], f'No parameter named "{k}"', "reportCallIssue") for k in ("gpu_id", "nccl_port")
     ]
-    (problem,) = interpret("pyright", located, diagnostics).problems[Check(GOOD, "SpecWorker")]
+    (problem,) = interpret("pyright", dialect_of("pyright"), located, diagnostics).problems[Check(GOOD, "SpecWorker")]
     # Inherited: reported in the base's file, at its def.
     assert (problem.member, problem.file, problem.line) == ("__init__", "/plug/base.py", 40)
     assert problem.message.startswith(
@@ -346,7 +355,7 @@ def test_the_whole_protocol_line_names_pyrights_member_in_its_words(located: Har
         '    "SpecWorker" is not assignable to "Good"\n'
         '    "SpecWorker" is not assignable to "Good"'
     )
-    (problem,) = interpret("pyright", located, [*_healthy(located, GOOD, OTHER), *_fire(located, GOOD, LineKind.PROTOCOL, message=whole)]).problems[
+    (problem,) = interpret("pyright", dialect_of("pyright"), located, [*_healthy(located, GOOD, OTHER), *_fire(located, GOOD, LineKind.PROTOCOL, message=whole)]).problems[
         Check(GOOD, "SpecWorker")
     ]
     assert (problem.member, problem.line) == ("forward_batch_generation", 12)

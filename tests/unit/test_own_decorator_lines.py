@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from spec_protocols.gate._checkers import dialect_of
 from spec_protocols.gate._checkers._class_diagnostics import class_findings
 from spec_protocols.gate._harness import class_regions
 from spec_protocols.gate._model import ClassRole, DiscoveredClass
@@ -43,7 +44,7 @@ def _findings(tmp_path: Path, *diags: tuple[int, str, str | None], decorated: bo
         "plugin", "Worker", file, 5, frozenset({ClassRole.SPEC_WORKER}), own_decorator_lines=(4,) if decorated else ()
     )
     regions = class_regions([cls])["plugin.Worker"]
-    found, _ = class_findings("mypy", regions, [Diag(line, message, code, file.resolve()) for line, message, code in diags])
+    found, _ = class_findings("mypy", dialect_of("mypy"), regions, [Diag(line, message, code, file.resolve()) for line, message, code in diags])
     return [f.line for f in found if f.line is not None]
 
 

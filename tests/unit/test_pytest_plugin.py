@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from spec_protocols import _pytest_plugin as pytest_plugin
-from spec_protocols.gate._model import CHECKER_NAMES
+from spec_protocols.gate._checkers import CHECKER_NAMES, default_names
 
 from tests._paths import REPO_ROOT
 
@@ -140,15 +140,15 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
 _FAKE_GATE = """
     import json, os
     from pathlib import Path
-    import spec_protocols.gate as api
-    from spec_protocols.gate._model import Check, GateError, GateReport, Problem, Result, Verdict
+    import spec_protocols.gate._pipeline as stages
+    from spec_protocols.gate._model import Check, GateError, GateReport, Problem, ReadSet, Result, Verdict
 
-    def fake_run_gate(targets, *, checkers=api.DEFAULT_CHECKERS, baseline=None, timeout=600.0, allow_import=True, sglang=None):
-        checkers = [c.name for c in checkers]
+    def fake_run_stages(request, given, keys, recalled):
+        checkers = [c.name for c in stages.choose_checkers(request)]
         Path("calls.json").write_text(json.dumps(
-            {"targets": list(targets), "checkers": checkers, "baseline": str(baseline) if baseline else None,
-             "sglang": sglang}))
-        if "missing" in targets:
+            {"targets": list(request.targets), "checkers": checkers,
+             "baseline": str(request.baseline) if request.baseline else None, "sglang": given[0]}))
+        if "missing" in request.targets:
             raise GateError("no such target: missing")
         ok = Result(Check("pkg.mod.GoodWorker", "SpecWorker"), Verdict.PASS,
                     {"runtime": Verdict.PASS, "pyright": Verdict.PASS}, ())
@@ -156,15 +156,15 @@ _FAKE_GATE = """
                      {"runtime": Verdict.FAIL, "pyright": Verdict.FAIL},
                      (Problem("runtime", "clear_cache_pool", "missing member", "pkg/mod.py", 12),
                       Problem("pyright", "forward_batch_generation", "parameter on_publish is missing")))
-        return GateReport(results=(ok, bad), checkers=tuple(checkers), timings={})
+        return [GateReport(results=(ok, bad), checkers=tuple(checkers), timings={}) for _ in given], ReadSet()
 
-    # runpytest runs in this process: put the real run_gate back afterwards,
+    # runpytest runs in this process: put the real stages back afterwards,
     # or every later test in the session would get the fake.
-    _real_run_gate = api.run_gate
-    api.run_gate = fake_run_gate
+    _real = stages.run_stages
+    stages.run_stages = fake_run_stages
 
     def pytest_unconfigure(config):
-        api.run_gate = _real_run_gate
+        stages.run_stages = _real
 """
 
 
@@ -192,7 +192,7 @@ def test_gate_option_adds_one_item_per_result(pytester: pytest.Pytester) -> None
             "*- [[]pyright[]] forward_batch_generation: parameter on_publish is missing",
         ]
     )
-    assert _calls(pytester) == {"targets": ["pkg", "other.py"], "checkers": list(CHECKER_NAMES), "baseline": None, "sglang": None}
+    assert _calls(pytester) == {"targets": ["pkg", "other.py"], "checkers": list(default_names()), "baseline": None, "sglang": None}
 
 
 def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -> None:

@@ -4,7 +4,7 @@ An entry that accepts nothing although its checker looked is a failing item
 (one per entry, its message the CLI's line); ``--spec-protocols-ignore-unused-baseline``
 drops those items; an entry of a checker that did not run is not unused; an
 invalid baseline is one error item and the gate does not run. As in
-``tests/unit/test_pytest_plugin.py``, ``run_gate`` is replaced by a fake (in a
+``tests/unit/test_pytest_plugin.py``, the run's stages are replaced by a fake (in a
 generated conftest), so no checker runs.
 """
 
@@ -19,16 +19,15 @@ import pytest
 pytest_plugins = ["pytester"]
 
 # One failing class: a runtime whole-class problem and a mypy member problem.
-# The fake applies the baseline the way the real run_gate does.
+# The run applies the baseline to what the fake stages give.
 _FAKE_GATE = """
     import json
     from pathlib import Path
-    import spec_protocols.gate as api
-    from spec_protocols.gate._baseline import apply_baseline, load_baseline
-    from spec_protocols.gate._model import Check, GateReport, Problem, Result, Verdict
+    import spec_protocols.gate._pipeline as stages
+    from spec_protocols.gate._model import Check, GateReport, Problem, ReadSet, Result, Verdict
 
-    def fake_run_gate(targets, *, checkers=api.DEFAULT_CHECKERS, baseline=None, timeout=600.0, allow_import=True, sglang=None):
-        checkers = [c.name for c in checkers]
+    def fake_run_stages(request, given, keys, recalled):
+        checkers = [c.name for c in stages.choose_checkers(request)]
         Path("calls.json").write_text(json.dumps({"checkers": list(checkers)}))
         problems = tuple(p for p in (
             Problem("runtime", None, "abstract class: it cannot be instantiated"),
@@ -37,17 +36,14 @@ _FAKE_GATE = """
         verdicts = {"runtime": Verdict.FAIL, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
         result = Result(Check("pkg.mod.Worker", "SpecWorker"), Verdict.FAIL if problems else Verdict.PASS,
                         {c: verdicts[c] for c in checkers}, problems)
-        report = GateReport((result,), tuple(checkers), {})
-        if baseline is not None:
-            report = apply_baseline(report, load_baseline(baseline))
-        return report
+        return [GateReport((result,), tuple(checkers), {}) for _ in given], ReadSet()
 
-    # runpytest runs in this process: put the real run_gate back afterwards.
-    _real_run_gate = api.run_gate
-    api.run_gate = fake_run_gate
+    # runpytest runs in this process: put the real stages back afterwards.
+    _real = stages.run_stages
+    stages.run_stages = fake_run_stages
 
     def pytest_unconfigure(config):
-        api.run_gate = _real_run_gate
+        stages.run_stages = _real
 """
 
 _STEP = {"target": "pkg.mod.Worker", "protocol": "SpecWorker", "member": "forward_batch_generation",

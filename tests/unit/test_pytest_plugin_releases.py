@@ -1,6 +1,6 @@
 """``pytest --spec-protocols-gate TARGET --spec-protocols-sglang A --spec-protocols-sglang B``: one item per release.
 
-``run_releases`` is replaced by a fake (a conftest in the generated suite):
+the run's stages are replaced by a fake (a conftest in the generated suite):
 the release a result was checked against is in its item's name, a failing
 release fails its item alone, and the one-release names are unchanged
 (tests/unit/test_pytest_plugin.py).
@@ -17,24 +17,23 @@ pytest_plugins = ["pytester"]
 _FAKE_RELEASES = """
     import json
     from pathlib import Path
-    import spec_protocols.gate as api
-    from spec_protocols.gate._model import Check, GateReport, Problem, Result, SglangChecked, Verdict
+    import spec_protocols.gate._pipeline as stages
+    from spec_protocols.gate._model import Check, GateReport, Problem, ReadSet, Result, SglangChecked, Verdict
 
     def report(release, verdict):
         problems = () if verdict is Verdict.PASS else (Problem("pyright", "__init__", 'Argument missing for parameter "ps"'),)
         result = Result(Check("pkg.mod.Worker", "SpecWorker"), verdict, {"pyright": verdict}, problems)
         return GateReport((result,), ("pyright",), {}, sglang=SglangChecked(release, "fetched", "/cache/" + release))
 
-    def fake_run_releases(targets, *, releases, checkers, baseline=None, **_):
-        Path("calls.json").write_text(json.dumps({"targets": list(targets), "releases": list(releases)}))
-        runs = tuple(api.ReleaseRun(r, report(r, Verdict.PASS if r == "0.5.20" else Verdict.FAIL)) for r in releases)
-        return api.ReleasesReport(runs)
+    def fake_run_stages(request, given, keys, recalled):
+        Path("calls.json").write_text(json.dumps({"targets": list(request.targets), "releases": list(given)}))
+        return [report(r, Verdict.PASS if r == "0.5.20" else Verdict.FAIL) for r in given], ReadSet()
 
-    _real = api.run_releases
-    api.run_releases = fake_run_releases
+    _real = stages.run_stages
+    stages.run_stages = fake_run_stages
 
     def pytest_unconfigure(config):
-        api.run_releases = _real
+        stages.run_stages = _real
 """
 
 

@@ -11,28 +11,31 @@ from __future__ import annotations
 import json
 import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from spec_protocols.gate import _cli as cli
-from spec_protocols.gate import _releases_run
+from spec_protocols.gate import _pipeline
 from spec_protocols.gate._model import (
     Check,
     CheckerSkip,
     GateError,
     GateReport,
     Problem,
+    ReadSet,
     Result,
     SglangChecked,
     SkipReason,
     Verdict,
 )
-from spec_protocols.gate._releases_run import distinct_releases, release_jobs, run_releases
-from spec_protocols.gate._reports import messages
-from spec_protocols.gate._reports._release_formats import RELEASE_FORMATS, render_releases
+from spec_protocols.gate._run import run_releases
+from spec_protocols.gate._releases_run import release_jobs
+from spec_protocols.gate._reports import FORMATS, messages
+from spec_protocols.gate._reports import render as render_releases
+from spec_protocols.gate._request import distinct_releases
 from spec_protocols.gate._reports._release_matrix import ReleaseRun, ReleasesReport, cell_text, release_notes, rows
 
 PORTABLE = "plugin.workers.PortableWorker"
@@ -46,7 +49,7 @@ DISCOVERY_NOTE = "plugin/other.py: no worker class"
 
 def release_report(release: str, legacy: Verdict, *problems: Problem, static: bool = True, notes: Sequence[str] = ()) -> GateReport:
     """One release's report: PortableWorker passes, LegacyWorker has ``legacy``."""
-    skipped = (CheckerSkip(("runtime",), SkipReason.SGLANG_NOT_INSTALLED, release),) if static else ()
+    skipped = (CheckerSkip(("runtime",), SkipReason.SGLANG_NOT_INSTALLED, release, ("mypy", "pyright")),) if static else ()
     checkers = {"mypy": legacy, "pyright": legacy}
     return GateReport(
         results=(
@@ -174,7 +177,7 @@ def test_github_and_junit_carry_the_release_in_each_title_and_test_name() -> Non
     assert (LEGACY, "SpecWorker [sglang 0.5.20]", False) in names
 
 
-@pytest.mark.parametrize("fmt", sorted(RELEASE_FORMATS))
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_every_format_is_deterministic(fmt: str) -> None:
     assert render_releases(matrix(), fmt, include_timings=False) == render_releases(matrix(), fmt, include_timings=False)
 
@@ -208,32 +211,42 @@ def test_as_many_releases_run_at_once_as_the_cpus_hold_their_checkers(monkeypatc
     assert release_jobs(5, checkers=1) == 2
 
 
+def _fake_release(answer: Callable[[str | None], GateReport]) -> Callable[[Any], tuple[GateReport, ReadSet]]:
+    """A stand-in for one release's stages (``_pipeline._Release.run``), answering with ``answer(given)``."""
+
+    def run(self: Any) -> tuple[GateReport, ReadSet]:
+        return answer(self.given), ReadSet()
+
+    return run
+
+
 def test_the_releases_run_side_by_side_and_report_in_the_order_given(monkeypatch: pytest.MonkeyPatch) -> None:
     both_started = threading.Barrier(2, timeout=10)
     calls: list[str | None] = []
 
-    def fake_run_gate(targets: Sequence[str], *, sglang: str | None = None, **_: object) -> GateReport:
+    def answer(sglang: str | None) -> GateReport:
         calls.append(sglang)
         both_started.wait()  # each release waits for the other: only a parallel run gets past
         assert sglang is not None
         return release_report(sglang, P if sglang == "0.5.20" else F, CTOR)
 
-    monkeypatch.setattr(_releases_run, "run_gate", fake_run_gate)
-    report = run_releases(["plugin"], releases=["0.5.23", "0.5.20"], jobs=2)
+    monkeypatch.setattr(_pipeline._Release, "run", _fake_release(answer))  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(_pipeline, "release_jobs", lambda count, jobs=None, *, checkers=1: 2)
+    report = run_releases(["plugin"], releases=["0.5.23", "0.5.20"], cache=False)
     assert sorted(c or "" for c in calls) == ["0.5.20", "0.5.23"]
     assert [run.given for run in report.runs] == ["0.5.23", "0.5.20"]
     assert not report.ok and "total" in report.timings
 
 
 def test_a_release_that_errors_is_the_runs_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_run_gate(targets: Sequence[str], *, sglang: str | None = None, **_: object) -> GateReport:
+    def answer(sglang: str | None) -> GateReport:
         if sglang == "9.9.9":
             raise GateError("cannot fetch sglang 9.9.9")
         return release_report(sglang or "", P)
 
-    monkeypatch.setattr(_releases_run, "run_gate", fake_run_gate)
+    monkeypatch.setattr(_pipeline._Release, "run", _fake_release(answer))  # pyright: ignore[reportPrivateUsage]
     with pytest.raises(GateError, match="9.9.9"):
-        run_releases(["plugin"], releases=["0.5.23", "9.9.9"], jobs=1)
+        run_releases(["plugin"], releases=["0.5.23", "9.9.9"], cache=False)
 
 
 # --- the command line ------------------------------------------------------
@@ -250,17 +263,15 @@ def test_a_baseline_entry_is_unused_only_where_no_release_uses_it() -> None:
 
 @pytest.fixture
 def fake_matrix(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
-    """``run_releases`` answering :func:`matrix`'s releases; the calls it got."""
+    """The stages of a run answering :func:`matrix`'s releases; the requests they got."""
     calls: list[dict[str, object]] = []
 
-    def fake(targets: Sequence[str], **kwargs: object) -> ReleasesReport:
-        calls.append({"targets": list(targets), **kwargs})
-        releases = kwargs["releases"]
-        assert isinstance(releases, tuple)
+    def fake(request: Any, given: Sequence[str | None], keys: object, recalled: object) -> tuple[list[GateReport], ReadSet]:
+        calls.append({"targets": list(request.targets), "releases": tuple(given)})
         runs = {run.given: run for run in matrix().runs}
-        return ReleasesReport(tuple(runs[str(r)] for r in releases), {"total": 1.0})
+        return [runs[str(r)].report for r in given], ReadSet()
 
-    monkeypatch.setattr(_releases_run, "run_releases", fake)
+    monkeypatch.setattr(_pipeline, "run_stages", fake)
     return calls
 
 

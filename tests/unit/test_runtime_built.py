@@ -63,7 +63,7 @@ def test_a_class_made_through_a_metaclass_is_the_modules_own() -> None:
     import abc
     import types
 
-    from spec_protocols.gate._checkers._runtime_scan import _made_here  # pyright: ignore[reportPrivateUsage]
+    from spec_protocols.gate._checkers._runtime._scan import _made_here  # pyright: ignore[reportPrivateUsage]
 
     module = types.ModuleType("plugin_made")
     made = type("Made", (abc.ABC,), {})

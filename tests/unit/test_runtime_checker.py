@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from spec_protocols.gate._checkers._runtime import SITE_NOTE, run_runtime
-from spec_protocols.gate._checkers._runtime_probe import NOT_DEFINED
+from spec_protocols.gate._checkers._runtime._probe import NOT_DEFINED
 from spec_protocols.gate._model import (
     ABSTRACT_BASE_NOTE,
     Check,

@@ -1,5 +1,5 @@
-"""The runtime checker's construction reading (gate/_checkers/_runtime_construction.py)
-and what the probe finds at import (gate/_checkers/_runtime_scan.py), on
+"""The runtime checker's construction reading (gate/_checkers/_runtime/_construction.py)
+and what the probe finds at import (gate/_checkers/_runtime/_scan.py), on
 classes made here: no sglang, no subprocess."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import pytest
 
 import spec_protocols
 from spec_protocols import verify_conformance
-from spec_protocols.gate._checkers._runtime_construction import (
+from spec_protocols.gate._checkers._runtime._construction import (
     blocked_store,
     construction_findings,
     factory_write_findings,
     init_chain,
 )
-from spec_protocols.gate._checkers._runtime_scan import classes_at_import, import_failure
+from spec_protocols.gate._checkers._runtime._scan import classes_at_import, import_failure
 
 
 class Base:

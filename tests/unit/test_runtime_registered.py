@@ -1,5 +1,5 @@
 """The runtime probe's check of a class as its registrations and sglang's
-getattr hooks hold it (gate/_checkers/_runtime_probe.py::_check), in
+getattr hooks hold it (gate/_checkers/_runtime/_probe.py::_check), in
 process, on classes made here."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from spec_protocols import SpecWorkerBase
-from spec_protocols.gate._checkers._probe_channel import ProbeClass, ProbeRelease
-from spec_protocols.gate._checkers._runtime_probe import _check
+from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
+from spec_protocols.gate._checkers._runtime._probe import _check
 from spec_protocols.gate._contract import CallShape
 
 SYNC = {"forward_batch_generation": (CallShape((1, 1), (), ("pp_proxy_tensors",)),)}

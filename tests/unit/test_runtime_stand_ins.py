@@ -1,4 +1,4 @@
-"""The runtime checker's stand-in for a native package that cannot load here (gate/_checkers/_stand_ins.py).
+"""The runtime checker's stand-in for a native package that cannot load here (gate/_checkers/_runtime/_stand_ins.py).
 
 ``fakekernel`` plays sglang-kernel on a machine without a GPU driver: an
 installed package that ships a compiled extension module and raises

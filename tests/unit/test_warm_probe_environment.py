@@ -1,4 +1,4 @@
-"""Which module-level code keeps the watch mode's warm runtime probe from a round (gate._watch._warm_probe)."""
+"""Which module-level code keeps the watch mode's warm runtime probe from a round (gate._checkers._runtime._warm)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_protocols.gate._watch._warm_probe import _shadowed, environment_changes
+from spec_protocols.gate._checkers._runtime._warm import _shadowed, environment_changes
 
 CHANGES = [
     "import os\nos.environ['SGLANG_X'] = '1'\n",

@@ -15,7 +15,7 @@ import pytest
 
 from spec_protocols.gate._cli import main
 from spec_protocols.gate._watch._changes import WatchSet, changed_paths, snapshot, wait_for_change
-from spec_protocols.gate._watch._lsp import _frame, _read_message
+from spec_protocols.gate._checkers._pyright._lsp import _frame, _read_message
 from spec_protocols.gate._watch._processes import descendants, end_children
 
 

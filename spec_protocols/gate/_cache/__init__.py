@@ -100,7 +100,7 @@ if TYPE_CHECKING:
     from spec_protocols.gate._discovery import SourceReads
     from spec_protocols.gate._harness import CheckInput, StaticInput
 
-__all__ = ["NO_CACHE_ENV", "Lookup", "VerdictCache", "open_cache"]
+__all__ = ["NO_CACHE_ENV", "Lookup", "NoCache", "StageCache", "VerdictCache", "open_cache"]
 
 
 # Bump when an entry's layout or the key's meaning changes: old entries are then never read.
@@ -159,15 +159,58 @@ class Lookup:
     hits: dict[str, CheckerOutcome] = field(default_factory=dict[str, CheckerOutcome])
 
 
-def open_cache(requested: bool, root: Path) -> VerdictCache | None:
-    """The cache under ``root``, unless ``requested`` is False or ``$SPEC_PROTOCOLS_NO_CACHE`` is set."""
+class StageCache(Protocol):
+    """What a run asks of the cache, stage by stage: the verdict cache, or :class:`NoCache`."""
+
+    #: Whether anything is reused or stored (the report's timings show the cache's cost only then).
+    enabled: bool
+    #: Seconds spent on the cache this run.
+    seconds: float
+
+    def contract(self, source: SglangSource, extract: Callable[[], Contract]) -> Contract: ...
+    def discovery(
+        self, targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path], discover: Callable[[SourceReads | None], Discovery]
+    ) -> Discovery: ...
+    def look_up(self, checkers: Sequence[Checker], check_input: CheckInput) -> Lookup: ...
+    def store(self, lookup: Lookup, outcome: CheckerOutcome) -> None: ...
+    def remember(self, key: str, report: GateReport) -> None: ...
+
+
+class NoCache:
+    """A cache that holds nothing: every stage runs, nothing is stored (``--no-cache``)."""
+
+    enabled = False
+    seconds = 0.0
+
+    def contract(self, source: SglangSource, extract: Callable[[], Contract]) -> Contract:
+        return extract()
+
+    def discovery(
+        self, targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path], discover: Callable[[SourceReads | None], Discovery]
+    ) -> Discovery:
+        return discover(None)
+
+    def look_up(self, checkers: Sequence[Checker], check_input: CheckInput) -> Lookup:
+        return Lookup()
+
+    def store(self, lookup: Lookup, outcome: CheckerOutcome) -> None:
+        pass
+
+    def remember(self, key: str, report: GateReport) -> None:
+        pass
+
+
+def open_cache(requested: bool, root: Path) -> StageCache:
+    """The cache under ``root``; :class:`NoCache` when ``requested`` is False or ``$SPEC_PROTOCOLS_NO_CACHE`` is set."""
     if not requested or os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
-        return None
+        return NoCache()
     return VerdictCache(root)
 
 
 class VerdictCache:
     """Entries under ``root/entries``, the stat memos under ``root/memo``."""
+
+    enabled = True
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -177,38 +220,21 @@ class VerdictCache:
         self._common: dict[str, object] | None = None
         # Within one run each import closure is worked out once, whichever group or stage asks.
         self._closures: dict[tuple[object, ...], dict[str, object]] = {}
-        # The run memo (._runs): its key, the search-path entries witnessed,
-        # the stage entries read or written, and whether every stage was
-        # keyed and stored (a run that was not keeps no memo).
-        self._run_key: str | None = None
+        # The run memo (._runs): the search-path entries witnessed, the stage
+        # entries read or written, and whether every stage was keyed and
+        # stored (a run that was not keeps no memo).
         self._searched: dict[str, Signature] = {}
         self._searched_racy = False
         self._used: set[Path] = set()
         self.complete = True
         self._witness_search(search_path(()))
 
-    def recall(
-        self, targets: Sequence[str], checkers: Sequence[Checker], *, allow_import: bool, sglang: str | None
-    ) -> GateReport | None:
-        """The report of an earlier run of the same request while nothing it
-        rests on changed (:mod:`._runs`), with cached timings; else None (and the run goes through the stages)."""
-        from spec_protocols.gate._checkers import CHECKERS
-
-        start = time.perf_counter()
-        keyed = [(c.name, None if CHECKERS.get(c.name) is c else c.version()) for c in checkers]
-        self._run_key = _runs.run_key(targets, keyed, allow_import=allow_import, sglang=sglang, root=self.root)
-        found = None
-        if self._run_key is not None:
-            found = _runs.recall(self.root, self._run_key, self.seconds + time.perf_counter() - start)
-        self.seconds += time.perf_counter() - start
-        return found
-
-    def remember(self, report: GateReport) -> None:
-        """Keep ``report`` as the run memo of this run's request, when every stage was keyed and stored."""
-        if self._run_key is None or not self.complete or self._memo.racy or self._searched_racy:
+    def remember(self, key: str, report: GateReport) -> None:
+        """Keep ``report`` as the run memo under ``key``, when every stage was keyed and stored."""
+        if not self.complete or self._memo.racy or self._searched_racy:
             return
         start = time.perf_counter()
-        _runs.remember(self.root, self._run_key, report, {**self._memo.witnesses, **self._searched}, self._used)
+        _runs.remember(self.root, key, report, {**self._memo.witnesses, **self._searched}, self._used)
         self.seconds += time.perf_counter() - start
 
     def _witness_search(self, search: Sequence[str]) -> None:

@@ -49,6 +49,7 @@ from functools import cache
 from pathlib import Path
 from typing import cast
 
+from spec_protocols.gate._checkers._registry import CHECKER_NAMES
 from spec_protocols.gate._codec import decode, encode, write_atomically
 from spec_protocols.gate._paths import in_installation
 
@@ -81,11 +82,13 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import
 
 #: Environment variables in every key: those the checkers or code imported
 #: at check time commonly read (sglang reads SGLANG_* at import, torch CUDA_*
-#: and TORCH_*, mypy MYPYPATH, pyright's launcher NODE_*). A variable outside
+#: and TORCH_*, a checker its own, by its name: MYPYPATH; pyright's launcher NODE_*). A variable outside
 #: them that the target reads at import time is not in the key.
 ENVIRONMENT_PREFIXES = (
     "PYTHON", "SGLANG", "SGL_", "CUDA", "NVIDIA", "TORCH", "PYTORCH", "HF_", "HUGGINGFACE", "TRANSFORMERS",
-    "TOKENIZERS", "TRITON", "FLASHINFER", "OMP_", "MKL_", "LD_", "MYPY", "PYRIGHT", "NODE_", "SPEC_PROTOCOLS_",
+    "TOKENIZERS", "TRITON", "FLASHINFER", "OMP_", "MKL_", "LD_", "NODE_", "SPEC_PROTOCOLS_",
+    # Each checker's own (MYPYPATH, ...), by its name.
+    *(name.upper() for name in CHECKER_NAMES),
 )
 _ENVIRONMENT_NAMES = frozenset({"PATH", "VIRTUAL_ENV", "CONDA_PREFIX"})
 # Where the cache is and whether it is used decide nothing about a verdict;

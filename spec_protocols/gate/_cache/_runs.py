@@ -53,7 +53,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -69,99 +69,71 @@ from spec_protocols.gate._cache._fingerprint import (
     write_json,
 )
 from spec_protocols.gate._codec import decode, encode
-from spec_protocols.gate._model import CHECKER_NAMES, CheckerName, GateReport
+from spec_protocols.gate._model import GateReport
 from spec_protocols.gate._paths import cache_dir
 
-__all__ = [
-    "IMPORTING",
-    "NO_CACHE_ENV",
-    "CheckerKey",
-    "recall",
-    "recall_request",
-    "registry_names",
-    "remember",
-    "run_key",
-    "search_witnesses",
-]
+__all__ = ["NO_CACHE_ENV", "MemoRequest", "memo_key", "memo_root", "recall", "recall_request", "remember", "run_key", "search_witnesses"]
 
 #: Set (to anything but "" or "0") to turn the verdict cache off, as ``--no-cache`` does.
 NO_CACHE_ENV = "SPEC_PROTOCOLS_NO_CACHE"
 
 # Bump when the entry's layout or the key's meaning changes.
-_RUN_FORMAT = 3
-
-#: The registry's checkers that import the target (``--no-import`` refuses
-#: them); tests/unit/test_cache_cheap_key.py holds it to the registry's
-#: ``imports_target``.
-IMPORTING = frozenset({CheckerName.RUNTIME.value})
-
-#: A checker in a run key: its name, and its ``version()`` for a checker that
-#: is not the registry's own (None: the registry's, whose version the
-#: installed distributions in the key decide).
-CheckerKey = tuple[str, str | None]
+# 4: the request as asked (the checkers by name, None for the defaults), not as chosen.
+_RUN_FORMAT = 4
 
 
-def registry_names(requested: Sequence[str] | None, *, allow_import: bool) -> tuple[str, ...] | None:
-    """The registry's checkers that ``--checker requested`` (None: all) chooses,
-    in report order, as the CLI chooses them; None where the CLI would refuse
-    (an unknown name, or ``--no-import`` with a checker that imports)."""
-    names = list(requested) if requested else list(CHECKER_NAMES)
-    if any(name not in CHECKER_NAMES for name in names):
-        return None
-    if not allow_import:
-        if requested and any(name in IMPORTING for name in names):
-            return None
-        names = [name for name in names if name not in IMPORTING]
-    chosen = tuple(name for name in CHECKER_NAMES if name in names)
-    return chosen or None
+@dataclass(frozen=True, slots=True)
+class MemoRequest:
+    """What the run memo's key holds of a request (for one release): the
+    targets as given; the checkers as asked, each by its name and, for one
+    that is not the registry's own, its ``version()`` (the registry's version
+    is the installed distributions', which the key holds; None: the
+    registry's defaults); whether the target may be imported; ``--sglang``
+    as given."""
+
+    targets: tuple[str, ...]
+    checkers: tuple[tuple[str, str | None], ...] | None
+    allow_import: bool
+    sglang: str | None
 
 
-def run_key(
-    targets: Sequence[str], checkers: Sequence[CheckerKey], *, allow_import: bool, sglang: str | None, root: Path
-) -> str | None:
-    """The run memo's key of a request; None where one checker of the
-    registry has no version the distributions decide (pyright from PATH)."""
-    found = distributions()
-    for name, version in checkers:
-        if version is None and name != CheckerName.RUNTIME and not _installed(name, found):
-            return None
+def run_key(request: MemoRequest, *, root: Path) -> str:
+    """The run memo's key of ``request`` (a run that cannot be keyed keeps no
+    memo: the pipeline decides, :meth:`~spec_protocols.gate._cache.VerdictCache.remember`)."""
     payload = {
         "format": _RUN_FORMAT,
-        "targets": list(targets),
-        "checkers": [list(checker) for checker in checkers],
-        "allow_import": allow_import,
-        "sglang": sglang,
+        "targets": list(request.targets),
+        "checkers": None if request.checkers is None else [list(checker) for checker in request.checkers],
+        "allow_import": request.allow_import,
+        "sglang": request.sglang,
         "cwd": os.getcwd(),
         "path": sys.path,
         "environment": environment(),
         "interpreter": interpreter(),
-        "distributions": found,
+        "distributions": distributions(),
         "cache": str(root),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _installed(name: str, found: Iterable[str]) -> bool:
-    """Whether distribution ``name`` is among ``found`` (its version is then its dist-info's)."""
-    prefix = f"{name}-"
-    return any(os.path.basename(entry.partition(":")[0]).startswith(prefix) for entry in found)
-
-
-def recall_request(
-    targets: Sequence[str], requested: Sequence[str] | None, *, allow_import: bool, sglang: str | None
-) -> GateReport | None:
-    """What the CLI asks first: the report of an unchanged run of ``check
-    TARGETS --checker REQUESTED`` with the registry's checkers (as
-    :meth:`~spec_protocols.gate._cache.VerdictCache.recall` answers it in
-    ``run_gate``), timings complete; None where the cache is off, the
-    request is one the CLI refuses, or anything the memo rests on changed."""
-    start = time.perf_counter()
-    names = registry_names(requested, allow_import=allow_import)
-    if names is None or os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
+def memo_key(request: MemoRequest) -> str | None:
+    """``request``'s key, computed when a run starts (before anything it reads
+    can change); None where the cache is off (``$SPEC_PROTOCOLS_NO_CACHE``)."""
+    if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
         return None
-    root = cache_dir() / "verdicts"
-    key = run_key(targets, [(name, None) for name in names], allow_import=allow_import, sglang=sglang, root=root)
-    report = recall(root, key, time.perf_counter() - start) if key is not None else None
+    return run_key(request, root=memo_root())
+
+
+def memo_root() -> Path:
+    """The verdict cache's folder, which holds the run memos."""
+    return cache_dir() / "verdicts"
+
+
+def recall_request(key: str) -> GateReport | None:
+    """The report of an unchanged run whose key is ``key``, timings complete;
+    None where anything the memo rests on changed (then the run goes through the stages)."""
+    start = time.perf_counter()
+    report = recall(memo_root(), key, 0.0)
     if report is None:
         return None
     return replace(report, timings={**report.timings, "total": time.perf_counter() - start})

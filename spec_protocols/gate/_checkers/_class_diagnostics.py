@@ -29,6 +29,7 @@ from pathlib import Path
 
 from typing_extensions import Protocol
 
+from spec_protocols.gate._checkers._dialect import Dialect
 from spec_protocols.gate._findings import Finding, Wrong
 from spec_protocols.gate._harness import ClassRegions
 from spec_protocols.gate._model import DiscoveredClass
@@ -48,41 +49,20 @@ class Diagnostic(Protocol):
     def file(self) -> Path | None: ...
 
 
-#: The checkers' codes for an import they could not resolve.
-_IMPORT_CODES = frozenset({"import", "import-not-found", "import-untyped", "reportMissingImports", "reportMissingModuleSource"})
-_IMPORT_WORDS = re.compile(
-    r'Cannot find implementation or library stub|could not be resolved|is unknown import symbol|^Module ".*" has no attribute'
-    r'|is not a known attribute of module'
-)
-#: A member the checker does not find on some class, and that class.
-_NO_ATTRIBUTE = re.compile(r'^(?:Item )?"(?P<mypy>[\w.]+)"(?: of ".*")? has no attribute|Cannot access attribute ".*" for class "(?P<pyright>[\w.]+)\*?"')
-#: The checkers' codes for an override compared with a base's declaration.
-_OVERRIDE_CODES = frozenset({"override", "reportIncompatibleMethodOverride", "reportIncompatibleVariableOverride"})
-_OVERRIDE_WORDS = re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name")
-#: Assigning a value to a name whose declared type is a base's.
-_ASSIGNMENT_CODES = frozenset({"assignment", "reportAssignmentType"})
-#: mypy's codes for a class decorator's application, reported at the class
-#: statement: where spec_protocols' own decorators apply (``ClassRegions.
-#: decorated``), that is the IDE's view of the pinned release, not the
-#: class's problem on the release checked (the harness judges that); their
-#: own lines are excluded by the regions (pyright reports there).
-_DECORATOR_APPLICATION_CODES = frozenset({"type-var", "arg-type"})
-#: Typing hygiene, not a problem of what sglang does with the class.
-_HYGIENE_CODES = frozenset({"var-annotated", "annotation-unchecked"})
-
-
-def _counts(diag: Diagnostic, regions: ClassRegions) -> bool:
-    """Whether a diagnostic in the class's lines is the class's at all."""
+def _counts(diag: Diagnostic, regions: ClassRegions, dialect: Dialect) -> bool:
+    """Whether a diagnostic in the class's lines is the class's at all: never
+    an import (a third-party module the plugin uses, seen or not), an override
+    compared with a base's declaration, typing hygiene, the application of
+    spec_protocols' own class decorators (the IDE's view of the pinned
+    release, not the class's problem on the release checked: the harness
+    judges that), or an assignment to a name a base declares."""
     assert diag.file is not None
-    if diag.code in _IMPORT_CODES or _IMPORT_WORDS.search(diag.message):
+    code, text = diag.code, diag.message
+    if dialect.import_error.says(code, text) or dialect.override.says(code, text) or dialect.hygiene.says(code, text):
         return False
-    if diag.code in _OVERRIDE_CODES or _OVERRIDE_WORDS.search(diag.message):
+    if dialect.decorator_application.says(code, text) and regions.applies_own_decorator(diag.file, diag.line):
         return False
-    if diag.code in _HYGIENE_CODES:
-        return False
-    if diag.code in _DECORATOR_APPLICATION_CODES and regions.applies_own_decorator(diag.file, diag.line):
-        return False
-    return not (diag.code in _ASSIGNMENT_CODES and regions.assigns_inherited(diag.file, diag.line))
+    return not (dialect.assignment.says(code, text) and regions.assigns_inherited(diag.file, diag.line))
 
 
 def _lines_of(message: str) -> tuple[str, ...]:
@@ -90,18 +70,18 @@ def _lines_of(message: str) -> tuple[str, ...]:
     return lines or (message.strip(),)
 
 
-def _of_another_class(diag: Diagnostic, short: str | None) -> bool:
+def _of_another_class(diag: Diagnostic, short: str | None, dialect: Dialect) -> bool:
     """Whether the diagnostic says another class (sglang's, read through
     stubs that may not list every attribute) has no such member."""
-    found = _NO_ATTRIBUTE.search(diag.message)
+    found = dialect.no_attribute.search(diag.message)
     if found is None:
         return False
-    named = (found.group("mypy") or found.group("pyright") or "").rpartition(".")[2]
+    named = (found.group("owner") or "").rpartition(".")[2]
     return named != short
 
 
 def class_findings(
-    checker: str, regions: ClassRegions | None, diagnostics: Sequence[Diagnostic], short: str | None = None
+    checker: str, dialect: Dialect, regions: ClassRegions | None, diagnostics: Sequence[Diagnostic], short: str | None = None
 ) -> tuple[list[Finding], list[Finding]]:
     """The findings at the class's own lines, and the note counting the
     errors inside its other member bodies (none: an empty list). ``short``:
@@ -115,10 +95,10 @@ def class_findings(
         if diag.file is None:
             continue
         place = regions.place(diag.file, diag.line)
-        if place is None or not _counts(diag, regions):
+        if place is None or not _counts(diag, regions, dialect):
             continue
         kind, member = place
-        if kind == "body" or _of_another_class(diag, short):
+        if kind == "body" or _of_another_class(diag, short, dialect):
             in_bodies += 1
             continue
         found.append(

@@ -1,9 +1,9 @@
-"""Reading the harness: what the two static checkers share, and the verdict core.
+"""Reading the harness: the verdict core, one for every static checker.
 
 Each static adapter turns its checker's own output into :class:`Diagnostic`
 values (a harness line, or an injection site, with the message and code).
-:func:`interpret` turns those into verdicts, identically for mypy and
-pyright, using the line tags of the harness (see
+:func:`interpret` turns those into verdicts, identically for every static
+checker (what its codes and words mean is its dialect), using the line tags of the harness (see
 :mod:`spec_protocols.gate._harness._lines`): it decides, per check, a verdict
 and typed findings (:class:`~spec_protocols.gate._findings.Finding`), worded
 apart (:func:`spec_protocols.gate._findings.message`).
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spec_protocols.gate._checkers._class_diagnostics import class_findings, unmodelled
-from spec_protocols.gate._checkers._said import MEMBER_HEADER, indented, plain, summary
+from spec_protocols.gate._checkers._dialect import Dialect
+from spec_protocols.gate._checkers._said import indented, plain, summary
 from spec_protocols.gate._checkers._said import reasons as said_reasons
 from spec_protocols.gate._findings import Finding, Got, Wrong, message
 from spec_protocols.gate._harness import SITE_FUNCTION, ClassRegions, Harness, LineKind, LineTag, SiteShadow
@@ -56,14 +57,6 @@ class Judgement:
     notes: tuple[Finding, ...] = ()
 
 
-#: The error codes with which the checkers report instantiating an abstract class.
-_ABSTRACT_CODES = frozenset({"abstract", "reportAbstractUsage"})
-
-
-def _is_abstract(diag: Diagnostic) -> bool:
-    return diag.code in _ABSTRACT_CODES or "abstract class" in diag.message
-
-
 def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
     """The lines of an "abstract class" error: mypy names the abstract
     members in its one line; pyright lists them under its headline."""
@@ -71,34 +64,29 @@ def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
     return lines or (diag.message.strip(),)
 
 
-#: The members an "abstract class" error names: mypy's one line (``with
-#: abstract attributes "a", "b", ... and "g" (4 methods suppressed)``),
-#: pyright's lines under its headline (``"Base.a" is not implemented``, then
-#: ``and 5 more...``).
-_ABSTRACT_NAMED = re.compile(r'with abstract attributes? (?P<mypy>.*)$|^"(?:[^"]*\.)?(?P<pyright>[^".]+)" is not implemented$')
-_ABSTRACT_MORE = re.compile(r"\((?P<mypy>\d+) methods? suppressed\)|^and (?P<pyright>\d+) more")
+#: A name as the checkers quote one in their words ("name" or `name`).
+_QUOTED = re.compile(r'"([^"]+)"|`([^`]+)`')
 
 
-def _abstract_members(lines: Sequence[str]) -> tuple[tuple[str, ...], int]:
-    """The abstract members an "abstract class" error names, and how many more it leaves unnamed."""
+def _abstract_members(lines: Sequence[str], dialect: Dialect) -> tuple[tuple[str, ...], int]:
+    """The abstract members an "abstract class" error names (its lines, as
+    :func:`_abstract_lines` gives them), and how many more it leaves unnamed,
+    read with the checker's :attr:`Dialect.abstract_names` and
+    :attr:`Dialect.abstract_more`."""
     names: list[str] = []
-    more = 0
+    more = total = 0
     for line in lines:
-        named = _ABSTRACT_NAMED.search(line)
-        if named is not None:
-            names += re.findall(r'"([^"]+)"', named["mypy"]) if named["mypy"] is not None else [named["pyright"]]
-        unnamed = _ABSTRACT_MORE.search(line)
+        listed = dialect.abstract_names.search(line)
+        if listed is not None:
+            text = listed.group("names")
+            names += [a or b for a, b in _QUOTED.findall(text)] or [text]
+        unnamed = dialect.abstract_more.search(line)
         if unnamed is not None:
-            more += int(unnamed["mypy"] or unnamed["pyright"])
-    return tuple(dict.fromkeys(names)), more
-
-
-#: The error codes with which the checkers report a member that does not exist.
-_MISSING_CODES = frozenset({"attr-defined", "reportAttributeAccessIssue"})
-
-
-def _missing(diag: Diagnostic) -> bool:
-    return diag.code in _MISSING_CODES or bool(re.search(r"has no attribute|Cannot access attribute", diag.message))
+            found = unnamed.groupdict()
+            more += int(found.get("more") or 0)
+            total += int(found.get("total") or 0)
+    named = tuple(dict.fromkeys(n.rpartition(".")[2] for n in names))
+    return named, more or max(total - len(named), 0)
 
 
 def _short(cls: DiscoveredClass | None) -> str | None:
@@ -205,6 +193,7 @@ def _note(notes: Sequence[Finding]) -> str | None:
 
 def interpret(
     checker: str,
+    dialect: Dialect,
     harness: Harness,
     diagnostics: Sequence[Diagnostic],
     *,
@@ -246,9 +235,9 @@ def interpret(
         return CheckerOutcome(
             checker, {c: Verdict.UNVERIFIED for c in every}, {c: _problems([blind], None) for c in every}, seconds
         )
-    judged = _judge_classes(checker, harness, by_line, in_source)
+    judged = _judge_classes(checker, dialect, harness, by_line, in_source)
     if shadow is not None:
-        judged.update(_judge_sites(checker, harness, shadow, by_line, by_site))
+        judged.update(_judge_sites(checker, dialect, harness, shadow, by_line, by_site))
     verdicts = {check: j.verdict for check, (j, _, _) in judged.items()}
     problems = {check: _problems(j.findings, cls, at) for check, (j, cls, at) in judged.items()}
     notes = {check: note for check, (j, _, _) in judged.items() if (note := _note(j.notes)) is not None}
@@ -260,7 +249,11 @@ _Located = tuple[Judgement, DiscoveredClass | None, tuple[str, int] | None]
 
 
 def _judge_classes(
-    checker: str, harness: Harness, by_line: Mapping[int, Sequence[Diagnostic]], in_source: Sequence[Diagnostic] = ()
+    checker: str,
+    dialect: Dialect,
+    harness: Harness,
+    by_line: Mapping[int, Sequence[Diagnostic]],
+    in_source: Sequence[Diagnostic] = (),
 ) -> dict[Check, _Located]:
     """Every class's checks, each class from its own lines: those of the
     harness, and its own in the plugin's source (``in_source``)."""
@@ -273,8 +266,8 @@ def _judge_classes(
             continue
         cls = harness.classes.get(target)
         regions = harness.regions.get(target)
-        own, counted = class_findings(checker, regions, in_source, _short(cls))
-        judgements = judge_class(checker, tagged, by_line, target in harness.may_be_abstract, cls, regions)
+        own, counted = class_findings(checker, dialect, regions, in_source, _short(cls))
+        judgements = judge_class(checker, dialect, tagged, by_line, target in harness.may_be_abstract, cls, regions)
         for check, judgement in judgements.items():
             judged[check] = (with_class_findings(judgement, own, counted), cls, None)
     return judged
@@ -289,6 +282,7 @@ def with_class_findings(judgement: Judgement, own: Sequence[Finding], counted: S
 
 def _judge_sites(
     checker: str,
+    dialect: Dialect,
     harness: Harness,
     shadow: SiteShadow,
     by_line: Mapping[int, Sequence[Diagnostic]],
@@ -300,13 +294,14 @@ def _judge_sites(
     }
     judged: dict[Check, _Located] = {}
     for number, site in shadow.sites.items():
-        judgement = judge_site(checker, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
+        judgement = judge_site(checker, dialect, site, by_site.get(number, []), site_import_errors.get(site.target), shadow)
         judged[Check(site.target, _SITE_PROTOCOL)] = (judgement, None, (str(site.file), site.line))
     return judged
 
 
 def judge_class(
     checker: str,
+    dialect: Dialect,
     tagged: Sequence[tuple[int, LineTag]],
     by_line: Mapping[int, Sequence[Diagnostic]],
     may_be_abstract: bool,
@@ -333,7 +328,7 @@ def judge_class(
     has_getattr = not errors(LineKind.CANARY_INSTANCE)
     judged: dict[Check, Judgement] = {}
     for check in checks:
-        judge = _CheckJudge(checker, check, cls, has_getattr, regions)
+        judge = _CheckJudge(checker, dialect, check, cls, has_getattr, regions)
         judge.read_all([(line, t) for line, t in tagged if t.check == check], by_line, may_be_abstract)
         judged[check] = judge.judgement()
     return judged
@@ -351,9 +346,16 @@ class _CheckJudge:
     """The findings of one check, read line by line; :meth:`judgement` decides."""
 
     def __init__(
-        self, checker: str, check: Check, cls: DiscoveredClass | None, has_getattr: bool, regions: ClassRegions | None = None
+        self,
+        checker: str,
+        dialect: Dialect,
+        check: Check,
+        cls: DiscoveredClass | None,
+        has_getattr: bool,
+        regions: ClassRegions | None = None,
     ) -> None:
         self.checker = checker
+        self.dialect = dialect
         self.regions = regions
         self.check = check
         self.cls = cls
@@ -379,7 +381,7 @@ class _CheckJudge:
         self, mine: Sequence[tuple[int, LineTag]], by_line: Mapping[int, Sequence[Diagnostic]], may_be_abstract: bool
     ) -> None:
         construction = [d for line, t in mine if t.kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT) for d in by_line.get(line, [])]
-        if any(_is_abstract(d) for d in construction) and policy_for(self.check.protocol).may_be_abstract(may_be_abstract):
+        if any(self.abstract(d) for d in construction) and policy_for(self.check.protocol).may_be_abstract(may_be_abstract):
             # An intentional base: sglang builds its subclasses, not it.
             self.abstract_base = True
             self.notes.append(Finding(Wrong.ABSTRACT_BASE, self.checker))
@@ -413,21 +415,25 @@ class _CheckJudge:
         elif kind is LineKind.PROTOCOL:
             self.whole.extend(self.protocol_findings(line, diag))
         elif kind is LineKind.NEEDS:
-            reasons = said_reasons(indented(diag.message), None) or [summary(diag.message)]
+            reasons = said_reasons(indented(diag.message), None, self.dialect) or [summary(diag.message)]
             self.found.append(Finding(Wrong.NEED, self.checker, tag.member, line, tuple(reasons), detail=tag.need))
         else:
             (self.factory if kind is LineKind.FACTORY else self.found).append(self.member_finding(line, tag, diag))
 
+    def abstract(self, diag: Diagnostic) -> bool:
+        """Whether ``diag`` says an abstract class is instantiated."""
+        return self.dialect.abstract.says(diag.code, diag.message)
+
     def read_construction(self, line: int, tag: LineTag, diag: Diagnostic) -> None:
-        if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not _is_abstract(diag)):
+        if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not self.abstract(diag)):
             return
-        if _is_abstract(diag):
+        if self.abstract(diag):
             # What is missing is an implementation in the class: each member
             # the checker names, with what sglang calls where it is one of
             # the protocol's (the problem stays __init__'s: the construction
             # is what raises).
             said = _abstract_lines(diag)
-            names, more = _abstract_members(said)
+            names, more = _abstract_members(said, self.dialect)
             unnamed = f" and {more} more" if more else ""
             expected = "; expected ".join(self.expected[n] for n in names if n in self.expected) or None
             detail = f"{', '.join(names)}{unnamed}" if names else None
@@ -442,9 +448,9 @@ class _CheckJudge:
         """One diagnostic on a member line (or the factory line), as what the
         call site needs and what the class has."""
         member = tag.member or ""
-        if _missing(diag):
+        if self.dialect.missing.says(diag.code, diag.message):
             return Finding(Wrong.MISSING, self.checker, member, line, expected=tag.expected, subject=self.short)
-        reasons = tuple(said_reasons(indented(diag.message), self.short))
+        reasons = tuple(said_reasons(indented(diag.message), self.short, self.dialect))
         wrong = _WRONG_OF_LINE.get(tag.kind, Wrong.MISMATCH)
         return Finding(wrong, self.checker, member, line, reasons, tag.expected, _got(self.cls, member), self.short)
 
@@ -455,7 +461,7 @@ class _CheckJudge:
         lines = indented(diag.message)
         found: list[Finding] = []
         for n, (indent, text) in enumerate(lines):
-            header = MEMBER_HEADER.match(text)
+            header = self.dialect.member_header.match(text)
             if header is None:
                 continue
             member = header.group("member")
@@ -468,7 +474,7 @@ class _CheckJudge:
             if header.group("what") == "is not present":
                 found.append(Finding(Wrong.MISSING, self.checker, member, line, expected=expected, subject=self.short))
             else:
-                reasons = tuple(said_reasons(nested, self.short))
+                reasons = tuple(said_reasons(nested, self.short, self.dialect))
                 found.append(Finding(Wrong.MISMATCH, self.checker, member, line, reasons, expected, _got(self.cls, member), self.short))
         return found or [Finding(Wrong.PROTOCOL, self.checker, None, line, detail=self.check.protocol)]
 
@@ -485,7 +491,9 @@ class _CheckJudge:
         """
         if not self.constructor:
             return list(self.factory)
-        reasons = [r for _, d in self.constructor for r in (said_reasons(indented(d.message), None) or [summary(d.message)])]
+        reasons = [
+            r for _, d in self.constructor for r in (said_reasons(indented(d.message), None, self.dialect) or [summary(d.message)])
+        ]
         line = self.constructor[0][0]
         return [
             Finding(
@@ -523,22 +531,15 @@ class _CheckJudge:
         return Judgement(verdict, (*failing, *gaps, *blind), tuple(self.notes))
 
 
-#: What a site's call builds, as the checkers name it when it is no DraftWorker.
-_SITE_BUILDS = re.compile(
-    rf'(?:Value of type variable "_W" of "{SITE_FUNCTION}_\d+" cannot be|Argument 1 to "{SITE_FUNCTION}_\d+" has incompatible type'
-    rf'|Argument of type) "(?P<built>.*?)"'
-)
-
-
-def _site_findings(checker: str, site: InjectionSite, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
+def _site_findings(checker: str, dialect: Dialect, site: InjectionSite, diagnostics: Sequence[Diagnostic]) -> list[Finding]:
     """The diagnostics on a site's call, in the terms of the site: what
     ``build_draft_tp_worker`` would do with ``draft_worker_cls``. The call's
     own errors (a keyword it cannot take) are one finding: one call fails."""
     found: list[Finding] = []
     call: list[str] = []
     for diag in diagnostics:
-        builds = _SITE_BUILDS.search(diag.message)
-        reasons = said_reasons(indented(diag.message), None)
+        builds = dialect.site_builds.search(diag.message)
+        reasons = said_reasons(indented(diag.message), None, dialect)
         if builds is not None and SITE_FUNCTION in diag.message:
             # "read as X" repeats what it builds.
             kept = tuple(r for r in reasons if not r.startswith("read as"))
@@ -552,6 +553,7 @@ def _site_findings(checker: str, site: InjectionSite, diagnostics: Sequence[Diag
 
 def judge_site(
     checker: str,
+    dialect: Dialect,
     site: InjectionSite,
     diagnostics: Sequence[Diagnostic],
     import_errors: Sequence[Diagnostic] | None,
@@ -566,7 +568,7 @@ def judge_site(
         return Judgement(Verdict.UNVERIFIED, (why,))
     failures = [d for d in diagnostics if d.site is not None and not d.site[1]]
     if failures:
-        return Judgement(Verdict.FAIL, tuple(_site_findings(checker, site, failures)))
+        return Judgement(Verdict.FAIL, tuple(_site_findings(checker, dialect, site, failures)))
     if any(d.site is not None and d.site[1] for d in diagnostics):
         return Judgement(Verdict.PASS)
     return Judgement(Verdict.UNVERIFIED, (Finding(Wrong.SITE_ANY, checker, subject=site.text),))

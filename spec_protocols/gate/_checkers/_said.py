@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from spec_protocols.gate._checkers._dialect import Dialect
 from spec_protocols.gate._harness import SITE_FUNCTION
 
-__all__ = ["HEADLINE", "MEMBER_HEADER", "PROTOCOL_WRAPPER", "indented", "plain", "reasons", "summary"]
+__all__ = ["indented", "plain", "reasons", "summary"]
 
 
 def summary(message: str) -> str:
@@ -39,19 +40,6 @@ _HARNESS_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b_m\d+\."), ""),  # a module alias
 )
 
-#: A checker's headline: "the value's type is not the variable's". Its
-#: source type is what the checker read; its target, a harness name.
-HEADLINE = re.compile(
-    r'^(?:Type "(?P<pyright>.*)" is not assignable to (?:declared )?type ".*"'
-    r'|Incompatible types in assignment \(expression has type "(?P<mypy>.*)", variable has type ".*"\)'
-    r'|Argument (?:1 to ".*" has incompatible type "(?P<mypy_arg>.*)"; expected ".*"'
-    r'|of type "(?P<pyright_arg>.*)" cannot be assigned to parameter ".*" of type ".*" in function ".*"))$'
-)
-#: pyright's wrapper "X is incompatible with protocol P": its reasons are nested under it.
-PROTOCOL_WRAPPER = re.compile(r'^".*" is incompatible with protocol ".*"$')
-#: pyright names a member of the protocol under the wrapper, then nests its reasons.
-MEMBER_HEADER = re.compile(r'^"(?P<member>\w+)" (?P<what>is not present|is an incompatible type|is invariant.*|is not a .*)$')
-
 def plain(text: str) -> str:
     """``text`` without a name the harness made up."""
     for pattern, replacement in _HARNESS_NAMES:
@@ -67,19 +55,18 @@ def indented(message: str) -> list[tuple[int, str]]:
     ]
 
 
-def reasons(lines: Sequence[tuple[int, str]], cls: str | None) -> list[str]:
+def reasons(lines: Sequence[tuple[int, str]], cls: str | None, dialect: Dialect) -> list[str]:
     """The checker's own reasons in ``lines`` (one diagnostic, indented as the
     checker nests them): the shallowest lines below its headlines and
     protocol wrappers, where pyright says what differs ("Missing keyword
     parameter "on_publish"", "Extra parameter "x""); deeper lines only
     restate them. Without any, what the checker read the member as."""
-    rest = [(i, t) for i, t in lines if not HEADLINE.match(t) and not PROTOCOL_WRAPPER.match(t)]
+    rest = [(i, t) for i, t in lines if dialect.headline_read(t) is None and not dialect.protocol_wrapper.match(t)]
     if rest:
         top = min(i for i, _ in rest)
         return list(dict.fromkeys(plain(t) for i, t in rest if i == top))
     for _, text in lines:
-        match = HEADLINE.match(text)
-        read = next((g for g in match.groups() if g), None) if match else None
+        read = dialect.headline_read(text) or None
         # "read as MyWorker" (or "type[MyWorker]") only repeats the class.
         if read is not None and read not in (cls, f"type[{cls}]"):
             return [f'read as "{plain(read)}"']

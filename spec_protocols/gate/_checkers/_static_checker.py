@@ -1,34 +1,33 @@
-"""What the two static checkers share around their own invocation.
+"""What the static checkers share around their own invocation.
 
-mypy and pyright each write their own configuration and read their own
-output (:mod:`~spec_protocols.gate._checkers._mypy`,
-:mod:`~spec_protocols.gate._checkers._pyright`); everything else is one
-piece of code: both need the harness, both report an error either on a
-harness line or inside the rewritten call of an injection site (in its
-shadow module), and both are judged by
-:func:`~spec_protocols.gate._checkers._interpret.interpret`.
+Each static checker writes its own configuration and reads its own output (in
+its module); everything else is one piece of code: each needs the harness,
+each reports an error either on a harness line or inside the rewritten call of
+an injection site (in its shadow module), and each is judged by
+:func:`~spec_protocols.gate._checkers._interpret.interpret` in its own
+:class:`~spec_protocols.gate._checkers._dialect.Dialect`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from spec_protocols.gate._checkers._dialect import Dialect
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
+from spec_protocols.gate._checkers._persistent import Backend, PersistentChecker
 from spec_protocols.gate._checkers._process import Invocation
 from spec_protocols.gate._harness import CheckInput, StaticInput, is_canary
 from spec_protocols.gate._model import CheckerOutcome, GateError
 
-__all__ = ["StaticChecker", "harness_diagnostics"]
+__all__ = ["Invoke", "StaticChecker", "harness_diagnostics"]
+
+#: How a static checker is run on a prepared harness: one-shot, or by a warm backend.
+Invoke = Callable[[CheckInput, StaticInput], Invocation]
 
 
-#: A comment with which the author silences a checker on one line (blanked in a shadow).
-_SILENCED = re.compile(r"#\s*(type:\s*ignore|pyright:\s*ignore)")
-
-
-def harness_diagnostics(invocation: Invocation, static: StaticInput) -> list[Diagnostic]:
+def harness_diagnostics(invocation: Invocation, static: StaticInput, dialect: Dialect) -> list[Diagnostic]:
     """The checker's errors that are verdicts: those on a harness line, those
     inside an injection site's rewritten call (which belong to that site), and
     those in the plugin's modules that define checked classes (``file`` set:
@@ -54,32 +53,43 @@ def harness_diagnostics(invocation: Invocation, static: StaticInput) -> list[Dia
             found.append(Diagnostic(item.line, item.message, item.code, site=(number, is_canary(item.message))))
         elif resolved in own:
             found.append(Diagnostic(item.line, item.message, item.code, file=resolved))
-        elif shadow is not None and (at := shadow.original(file, item.line)) is not None and not _silenced(*at):
+        elif shadow is not None and (at := shadow.original(file, item.line)) is not None and not _silenced(*at, dialect):
             # A module holding a site is checked as its shadow, whose
             # silencing comments are blanked: the author's still hold here.
             found.append(Diagnostic(at[1], item.message, item.code, file=at[0]))
     return found
 
 
-def _silenced(file: Path, line: int) -> bool:
-    """Whether the author silenced the checkers on that line of ``file``."""
+def _silenced(file: Path, line: int, dialect: Dialect) -> bool:
+    """Whether the author silenced the checker on that line of ``file``."""
     try:
         lines = file.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return False
-    return 0 < line <= len(lines) and _SILENCED.search(lines[line - 1]) is not None
+    return 0 < line <= len(lines) and dialect.line_silence.search(lines[line - 1]) is not None
 
 
 @dataclass(frozen=True)
 class StaticChecker:
     """A checker that reads the harness: it runs no target code. What makes
-    it mypy or pyright is its name, its version and how it is invoked (its
-    configuration written into the run's work folder, then its output read)."""
+    it mypy or pyright is its name, its dialect, its version and how it is
+    invoked (its configuration written into the run's work folder, then its
+    output read), one-shot or by a backend kept warm."""
 
     name: str
-    #: The version that gives its verdicts (a checker upgrade changes verdicts).
-    version_of: Callable[[], str]
-    invoke: Callable[[CheckInput, StaticInput], Invocation]
+    label: str
+    rank: int
+    dialect: Dialect
+    #: The version that gives its verdicts, and whether a distribution decides it.
+    version_of: Callable[[], tuple[str, bool]]
+    invoke: Invoke
+    #: The watch mode's backend for one work folder (None: it runs one-shot there too).
+    backend: Callable[[Path], Backend] | None = None
+    #: The settings with which the checker itself (an IDE's, CI's) reads the
+    #: protocols' release constants as given, in a style (``ini``,
+    #: ``pyproject``): ``spec-protocols pin``. None: it has no such setting.
+    pin: Callable[[Mapping[str, bool], str], str] | None = None
+
     @property
     def reads_harness(self) -> bool:
         return True
@@ -89,12 +99,22 @@ class StaticChecker:
         return False
 
     def version(self) -> str:
-        return self.version_of()
+        return self.version_of()[0]
+
+    def distributed(self) -> bool:
+        return self.version_of()[1]
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
+        return self.judge(check_input, self.invoke)
+
+    def judge(self, check_input: CheckInput, invoke: Invoke) -> CheckerOutcome:
+        """The verdicts of one invocation (``invoke``: one-shot or warm) on ``check_input``'s harness."""
         static = check_input.static
         if static is None:
             raise GateError(f"{self.name} needs the harness, and none was prepared")
-        invocation = self.invoke(check_input, static)
-        diagnostics = harness_diagnostics(invocation, static)
-        return interpret(self.name, static.harness, diagnostics, seconds=invocation.seconds, shadow=static.shadow)
+        invocation = invoke(check_input, static)
+        diagnostics = harness_diagnostics(invocation, static, self.dialect)
+        return interpret(self.name, self.dialect, static.harness, diagnostics, seconds=invocation.seconds, shadow=static.shadow)
+
+    def warm(self, root: Path) -> PersistentChecker:
+        return PersistentChecker(self, self.backend, root)

@@ -39,7 +39,7 @@ start here:
   spec-protocols explain SpecWorker     what a worker must provide, and where sglang calls it
   spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
   spec-protocols contract --sglang 0.5.21  what that sglang release asks of a worker, from its source
-  spec-protocols pin 0.5.21             mypy/pyright settings for code that targets that release
+  spec-protocols pin 0.5.21             type checker settings for code that targets that release
   spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/
                                         what my_plugin must change to pass on 0.5.23
 
@@ -55,7 +55,7 @@ def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = Parser(
         prog="spec-protocols",
         description="Check sglang speculative-decoding workers against the spec_protocols protocols "
-        "with the runtime checker, mypy and pyright.",
+        "with several independent checkers.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

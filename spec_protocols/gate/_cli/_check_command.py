@@ -7,15 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spec_protocols.gate._checkers import CHECKER_NAMES, default_names
 from spec_protocols.gate._cli._output import say, write
 from spec_protocols.gate._cli._parsing import Command
-from spec_protocols.gate._model import CHECKER_NAMES, GateError, GateReport, Verdict
+from spec_protocols.gate._model import Verdict
 
 if TYPE_CHECKING:
-    from spec_protocols.gate._baseline import Baseline, BaselineEntry
     from spec_protocols.gate._checkers import Checker
+    from spec_protocols.gate._request import GateOutcome, GateRequest
 
-__all__ = ["CHECK"]
+__all__ = ["CHECK", "remarks", "request_of"]
 
 _EPILOG = """\
 targets:
@@ -39,7 +40,7 @@ verdicts (per class and protocol, per checker):
               signature; the problem names the member
   unverified  the checker saw the class as Any/Unknown (untyped import,
               unresolved base): nothing was verified, and the gate fails
-  skipped     the runtime checker could not import the module (e.g. it needs
+  skipped     {importing} could not import the module (e.g. it needs
               CUDA); the static checkers still decide
 
 which sglang release (see also `spec-protocols contract --help`):
@@ -51,14 +52,14 @@ which sglang release (see also `spec-protocols contract --help`):
                      release, fetched as --sglang fetches it (where that
                      fails, offline say, every check is unverified)
   --sglang 0.5.21    that release, fetched (pip download --no-deps) into the
-                     cache once, never installed; mypy and pyright only
+                     cache once, never installed; {static} only
   --sglang PATH      the source tree at PATH (a folder holding sglang/)
   --sglang A --sglang B ...
                      each release (or tree) in one run, side by side where
                      the CPUs allow: one report, a class x release table
                      (text, markdown: the verdict, and the member a check
                      fails on; * marks a release read from source only, where
-                     the runtime checker, which imports only the installed
+                     {importing}, which imports only the installed
                      sglang, is skipped), a "sglang" object on every JSON
                      result, the release in each github title and junit test
                      name; exit 1 if any release fails. A value given twice
@@ -66,8 +67,8 @@ which sglang release (see also `spec-protocols contract --help`):
                      is --write-baseline (it records one release's problems);
                      a --baseline entry is unused only if no release uses it
 
-The runtime checker IMPORTS the target, running its module-level code. For
-untrusted code use --no-import (or --checker mypy --checker pyright): static
+{Importing} IMPORTS the target, running its module-level code. For
+untrusted code use --no-import (or {static_flags}): static
 discovery and the static checkers never import or run the target.
 
 exit status: 0 all pass, 1 any fail or unverified (or an unused baseline
@@ -102,17 +103,17 @@ the verdict cache:
 watch mode (see docs/authoring.md, "Watch mode"):
   --watch checks once, then again each time a file the verdicts depend on
   changes (the targets, the local modules they import, the sglang tree),
-  printing the whole report each round in --format's format. mypy's daemon
-  and pyright's language server stay warm between rounds (same configuration,
-  same verdicts as a one-shot run); the runtime checker runs afresh each
-  round. Bad input in the first round is one line and exit 2; in a later
+  printing the whole report each round in --format's format. The static
+  checkers stay warm between rounds ({static}: a daemon or a language
+  server, same configuration, same verdicts as a one-shot run), and
+  {importing} starts each round's probe in advance. Bad input in the first round is one line and exit 2; in a later
   round it is reported in that round's place and watching goes on. Ctrl-C
   ends it with exit 130, SIGTERM with 0; --output and --write-baseline
   cannot be used with it.
 
 examples:
   spec-protocols check
-  spec-protocols check my_plugin --watch --checker mypy --checker pyright
+  spec-protocols check my_plugin --watch {static_flags}
   spec-protocols check my_plugin --format github
   spec-protocols check my_plugin --sglang 0.5.21     (no sglang install needed)
   spec-protocols check my_plugin --sglang 0.5.20 --sglang 0.5.23   (one table)
@@ -131,7 +132,8 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
         choices=CHECKER_NAMES,
         dest="checkers",
         metavar="NAME",
-        help=f"run only this checker; repeatable ({', '.join(CHECKER_NAMES)}; default: all three)",
+        help=f"run only this checker; repeatable ({', '.join(CHECKER_NAMES)}; default: {', '.join(default_names())}; "
+        "the others are experimental, see docs/agreement.md)",
     )
     check.add_argument(
         "--sglang",
@@ -177,121 +179,65 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
     )
 
 
+def request_of(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> GateRequest:
+    """The :class:`~spec_protocols.gate._request.GateRequest` the command line makes."""
+    from spec_protocols.gate._request import CachePolicy, GateRequest
+
+    return GateRequest(
+        targets=tuple(args.targets),
+        releases=tuple(args.sglang or ()),
+        checkers=tuple(args.checkers) if args.checkers else None,
+        registry=registry,
+        allow_import=not args.no_import,
+        baseline=args.baseline,
+        ignore_unused_baseline=args.ignore_unused_baseline,
+        write_baseline=args.write_baseline,
+        reason=args.reason,
+        timeout=args.timeout,
+        cache=CachePolicy.OFF if args.no_cache else CachePolicy.USE,
+    )
+
+
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
-    """Run the gate and decide the exit status.
-
-    The exit decision lives here, not in ``run_gate`` or :class:`GateReport`:
-    "unused baseline entry" and "a baseline was written" are properties of this
-    invocation (its flags), not of the verdicts, and the pytest plugin makes
-    the same decision with the same helpers from :mod:`spec_protocols.gate._baseline`.
-
-    * ``--write-baseline FILE``: 0 once FILE is written, whatever the verdicts
-      (recording a baseline is the step's job; the report still shows them).
-    * otherwise 1 if any check is not ``pass``, or (with ``--baseline`` and
-      without ``--ignore-unused-baseline``) any entry is unused; else 0.
-    """
-    from spec_protocols.gate._reports import render
-
-    if getattr(args, "watch", False):
+    """Run the gate (once, or on every change with ``--watch``), write its report, and exit as the outcome says."""
+    request = request_of(args, registry)
+    if args.watch:
         from spec_protocols.gate._watch import watch
 
-        return watch(args, _chosen_checkers(args, registry))
-    baseline = _baselines(args)
-    if args.sglang and len(args.sglang) > 1:
-        from spec_protocols.gate._cli._check_releases import run_release_matrix
+        return watch(request, fmt=args.format, include_timings=not args.no_timings, output=args.output)
+    from spec_protocols.gate._run import run
 
-        return run_release_matrix(args, _chosen_checkers(args, registry), baseline)
-    report = _recalled(args, registry, baseline)
-    if report is None:
-        from spec_protocols.gate._pipeline import run_gate
+    outcome = run(request)
+    from spec_protocols.gate._reports import render
 
-        report = run_gate(
-            args.targets,
-            checkers=_chosen_checkers(args, registry),
-            baseline=args.baseline,
-            timeout=args.timeout,
-            allow_import=not args.no_import,
-            sglang=args.sglang[0] if args.sglang else None,
-            cache=not args.no_cache,
-        )
-    unused: tuple[BaselineEntry, ...] = ()
-    if baseline is not None and not args.ignore_unused_baseline and not args.write_baseline:
-        from spec_protocols.gate._baseline import note_unused, unused_entries
+    write(render(outcome.report, args.format, include_timings=not args.no_timings), args.output)
+    for line in remarks(outcome):
+        say(line)
+    return outcome.exit_status()
 
-        # When writing, unused entries are what the new file drops: not an error.
-        unused = unused_entries(report, baseline)
-        report = note_unused(report, unused)
-    written = None
-    if args.write_baseline:
-        from spec_protocols.gate._baseline import write_baseline
 
-        written = write_baseline(report, args.write_baseline, reason=args.reason)
-    write(render(report, args.format, include_timings=not args.no_timings), args.output)
-    for entry in unused:
-        from spec_protocols.gate._baseline import unused_entry_line
+def remarks(outcome: GateOutcome) -> list[str]:
+    """What a run says on stderr, outside its report: each unused baseline
+    entry, the checkers whose verdicts the cache gave (a report does not
+    depend on the cache), the baseline written."""
+    from spec_protocols.gate._baseline import unused_entry_line
 
-        say(unused_entry_line(entry))
+    lines = [unused_entry_line(entry) for entry in outcome.unused]
+    report = outcome.report
     if report.reused:
-        # Said outside the report, so that a report does not depend on the cache.
-        say(
-            f"{', '.join(sorted(report.reused))}: verdicts reused from the cache (nothing they read changed; "
-            "--no-cache runs them)"
+        where = [label for label, run in zip(report.labels, report.runs, strict=True) if run.report.reused]
+        on = "" if len(report.runs) == 1 else " on every release" if len(where) == len(report.runs) else f" on sglang {', '.join(where)}"
+        lines.append(
+            f"{', '.join(report.reused if len(report.runs) > 1 else sorted(report.reused))}: verdicts reused from the "
+            f"cache{on} (nothing they read changed; --no-cache runs them)"
         )
-    if written is not None:
-        _said_written(report, len(written.entries), args.write_baseline)
-        return 0
-    return 0 if report.ok and not unused else 1
-
-
-def _baselines(args: argparse.Namespace) -> Baseline | None:
-    """The ``--baseline`` to apply, read now (as is ``--write-baseline``'s file):
-    a typo in a baseline is exit 2 at once, before the checkers run (minutes).
-    The file to be written is read as its writer will read it (whole-class
-    entries without message are replaced)."""
-    if args.write_baseline and not args.reason:
-        raise GateError("--write-baseline needs --reason: every baseline entry states why it is accepted")
-    if not args.baseline and not args.write_baseline:
-        return None
-    from spec_protocols.gate._baseline import load_baseline
-
-    baseline = load_baseline(args.baseline) if args.baseline else None
-    if args.write_baseline and args.write_baseline.exists():
-        load_baseline(args.write_baseline, lenient=True)
-    return baseline
-
-
-def _recalled(args: argparse.Namespace, registry: Mapping[str, Checker] | None, baseline: Baseline | None) -> GateReport | None:
-    """An unchanged run's report from the run memo, before any stage is
-    imported (gate/_cache/_runs.py): for the gate's own checkers, with no
-    baseline to apply or write; None otherwise, and where anything the memo
-    rests on changed (then run_gate goes through the stages)."""
-    if registry is not None or baseline is not None or args.write_baseline or args.no_cache:
-        return None
-    from spec_protocols.gate._cache._runs import recall_request
-
-    sglang: str | None = args.sglang[0] if args.sglang else None
-    return recall_request(args.targets, args.checkers, allow_import=not args.no_import, sglang=sglang)
-
-
-def _chosen_checkers(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> tuple[Checker, ...]:
-    """``--checker``'s checkers (default: all), less those ``--no-import`` refuses."""
-    from spec_protocols.gate._checkers import checkers_named
-
-    chosen = checkers_named(args.checkers or CHECKER_NAMES, registry)
-    if not args.no_import:
-        return chosen
-    importing = [c for c in chosen if c.imports_target]
-    if args.checkers and importing:
-        raise GateError(f"--no-import and --checker {importing[0].name} contradict each other")
-    return tuple(c for c in chosen if not c.imports_target)
-
-
-def _said_written(report: GateReport, count: int, path: Path) -> None:
-    """What ``--write-baseline`` did, and what it could not record."""
-    say(f"wrote {count} baseline entr{'y' if count == 1 else 'ies'} to {path}")
-    blind = sum(1 for r in report.results if r.verdict is Verdict.UNVERIFIED)
-    if blind:
-        say(f"warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be baselined and still fail the gate")
+    if outcome.written is not None:
+        path, count = outcome.written
+        lines.append(f"wrote {count} baseline entr{'y' if count == 1 else 'ies'} to {path}")
+        blind = sum(1 for r in outcome.single.results if r.verdict is Verdict.UNVERIFIED)
+        if blind:
+            lines.append(f"warning: {blind} unverified check{'s' if blind != 1 else ''} cannot be baselined and still fail the gate")
+    return lines
 
 
 CHECK = Command(

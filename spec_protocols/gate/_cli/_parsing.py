@@ -25,10 +25,38 @@ Runner = Callable[[argparse.Namespace, "Mapping[str, Checker] | None"], int]
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 2."""
+    """argparse, but usage errors are one line and exit 2, and a help text
+    that names the checkers is written only when help is asked for (naming
+    them imports them: a run of the command must not pay for that)."""
+
+    #: Makes the epilog, when help is printed.
+    epilog_of: Callable[[], str] | None = None
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"spec-protocols: error: {message} (see --help)\n")
+
+    def format_help(self) -> str:
+        if self.epilog_of is not None:
+            self.epilog = self.epilog_of()
+        return super().format_help()
+
+
+def checker_words() -> dict[str, str]:
+    """How help texts name the gate's default checkers: ``{static}`` ("mypy
+    and pyright"), ``{static_flags}`` (their ``--checker`` options),
+    ``{importing}`` / ``{Importing}`` (the checker that imports the target,
+    by its label)."""
+    from spec_protocols.gate._checkers import default_checkers
+
+    chosen = default_checkers()
+    static = [c.name for c in chosen if not c.imports_target]
+    importing = " and ".join(c.label for c in chosen if c.imports_target) or "a checker that imports the target"
+    return {
+        "static": " and ".join(static),
+        "static_flags": " ".join(f"--checker {name}" for name in static),
+        "importing": importing,
+        "Importing": importing[:1].upper() + importing[1:],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +68,8 @@ class Command:
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Runner
-    #: Teaching text after the options, printed with its own line breaks.
+    #: Teaching text after the options, printed with its own line breaks (a
+    #: template naming the checkers as :func:`checker_words` does, made when help is printed).
     epilog: str | None = None
 
 
@@ -55,9 +84,13 @@ def add_command(sub: Any, command: Command, *, arguments: bool = True) -> None:
             command.name,
             help=command.help,
             description=command.description,
-            epilog=command.epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        template = command.epilog
+        if isinstance(parser, Parser):
+            parser.epilog_of = lambda: template.format_map(checker_words())
+        else:
+            parser.epilog = template.format_map(checker_words())
     if arguments:
         command.add_arguments(parser)
     parser.set_defaults(run=command.run)

@@ -16,16 +16,15 @@ if TYPE_CHECKING:
     from spec_protocols.gate._contract import Contract, ReleaseTerms, SglangSource
     from spec_protocols.gate._model import DiscoveredClass, GateReport
 
+from spec_protocols.gate._checkers._registry import is_default
+
 __all__ = ["FORMAT_NAMES", "UPGRADE"]
 
-#: The checkers an upgrade runs: a fetched release is checked statically (the
-#: runtime checker imports the installed sglang only).
-_STATIC = ("mypy", "pyright")
 
 _EPILOG = """\
 what it does:
   Reads both releases' contracts from their own source (as `spec-protocols
-  contract` does), runs the gate on TARGET against each (mypy and pyright:
+  contract` does), runs the gate on TARGET against each ({static}:
   `spec-protocols check TARGET --sglang A`, then `--sglang B`), and lists
   what changed between A and B, step by step, for the classes of TARGET it
   concerns, in the order an author works through it:
@@ -82,10 +81,11 @@ def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
     upgrade.add_argument(
         "--checker",
         action="append",
-        choices=_STATIC,
+        choices=_static(),
         dest="checkers",
         metavar="NAME",
-        help="run only this checker; repeatable (mypy, pyright; default: both)",
+        help=f"run only this checker; repeatable ({', '.join(_static())}; default: the default ones, "
+        f"{', '.join(n for n in _static() if is_default(n))})",
     )
     upgrade.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
     upgrade.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the plan to FILE instead of stdout")
@@ -118,17 +118,28 @@ def _release(given: str, flag: str) -> tuple[Contract, ReleaseTerms, SglangSourc
 
 def _report(given: str, args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> GateReport:
     """The gate's report on TARGET against ``given`` (``check TARGET --sglang GIVEN``, static checkers)."""
-    from spec_protocols.gate._checkers import checkers_named
-    from spec_protocols.gate._pipeline import run_gate
+    from spec_protocols.gate._request import CachePolicy, GateRequest
+    from spec_protocols.gate._run import run
 
-    return run_gate(
-        args.targets,
-        checkers=checkers_named(args.checkers or _STATIC, registry),
-        timeout=args.timeout,
+    # A fetched release is checked statically: a checker that imports the
+    # target can import the installed sglang only.
+    request = GateRequest(
+        targets=tuple(args.targets),
+        releases=(given,),
+        checkers=tuple(args.checkers) if args.checkers else None,
+        registry=registry,
         allow_import=False,
-        sglang=given,
-        cache=not args.no_cache,
+        timeout=args.timeout,
+        cache=CachePolicy.OFF if args.no_cache else CachePolicy.USE,
     )
+    return run(request).single
+
+
+def _static() -> list[str]:
+    """The registry's checkers that never import the target: an upgrade's choices."""
+    from spec_protocols.gate._checkers import CHECKER_NAMES, CHECKERS
+
+    return [name for name in CHECKER_NAMES if not CHECKERS[name].imports_target]
 
 
 def _classes(targets: Sequence[str], root: Path) -> list[DiscoveredClass]:

@@ -14,7 +14,7 @@ source only, and never decides what the classes are.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from spec_protocols.gate._discovery._source_index import ModuleSource
 from spec_protocols.gate._model import Discovery, GateError
@@ -25,8 +25,7 @@ __all__ = ["RUNTIME_BUILT_WORDS", "builds_classes", "require_found", "require_im
 #: time, when no checker that imports it was chosen.
 RUNTIME_BUILT_WORDS = (
     "has no class statement on a worker base and may build its classes at run time (type(...), a class factory "
-    "called at module level), which only an import shows: the runtime checker would find them (drop --no-import, "
-    "or choose --checker runtime)"
+    "called at module level), which only an import shows"
 )
 
 #: Calls that make a class from their arguments (``type`` with three).
@@ -88,14 +87,17 @@ def builds_classes(module: ModuleSource) -> bool:
     return False
 
 
-def require_importing(found: Discovery, *, importing: bool) -> None:
+def require_importing(found: Discovery, *, importing: bool, importers: Sequence[str] = ()) -> None:
     """Refuse, in one line, a run whose only workers an import would show
     when no chosen checker imports the target (``--no-import``, static
-    checkers only): the run would have nothing to check."""
+    checkers only): the run would have nothing to check. ``importers``: the
+    checkers that would find them, for the advice."""
     if importing or found.classes or found.sites or not found.runtime_built:
         return
     modules = ", ".join(found.runtime_built)
-    raise GateError(f"no workers found by reading {modules}: it {RUNTIME_BUILT_WORDS}")
+    names = " or ".join(importers)
+    advice = f": the {names} checker would find them (drop --no-import, or choose {' or '.join(f'--checker {n}' for n in importers)})" if importers else ""
+    raise GateError(f"no workers found by reading {modules}: it {RUNTIME_BUILT_WORDS}{advice}")
 
 
 def require_found(found: Discovery, checked: int) -> None:
@@ -106,7 +108,7 @@ def require_found(found: Discovery, checked: int) -> None:
         return
     modules = ", ".join(found.runtime_built)
     raise GateError(
-        f"no workers found in {modules}: no class statement on a worker base, and the runtime checker's import "
-        "of it made no subclass of BaseSpecWorker, SpecWorkerBase, EagleDraftWorkerBase, TpModelWorker or the "
+        f"no workers found in {modules}: no class statement on a worker base, and importing it "
+        "made no subclass of BaseSpecWorker, SpecWorkerBase, EagleDraftWorkerBase, TpModelWorker or the "
         "SpecWorker/DraftWorker protocols (or could not import it)"
     )

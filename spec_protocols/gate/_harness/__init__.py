@@ -18,9 +18,10 @@ exports, never its modules.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import tempfile
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,20 +180,28 @@ def _sglang_imports_of_plugin(found: Discovery) -> set[str]:
 
 @contextmanager
 def prepare(
-    found: Discovery, *, timeout: float, static: bool, terms: ReleaseTerms | None = None, sglang_root: Path | None = None
+    found: Discovery,
+    *,
+    timeout: float,
+    static: bool,
+    terms: ReleaseTerms | None = None,
+    sglang_root: Path | None = None,
+    directives: Sequence[re.Pattern[str]] = (),
 ) -> Generator[CheckInput]:
     """The checkers' input; ``static``: also write the harness and the views.
 
     ``terms``: what the release checked against asks (default: the newest
-    supported release's protocols). The run's private directory is removed
-    when the block ends.
+    supported release's protocols). ``directives``: the comments addressed
+    to the static checkers that run, blanked in the shadows of modules holding
+    injection sites (none may silence a rewritten call). The run's private
+    directory is removed when the block ends.
     """
     terms = terms if terms is not None else release_terms(None)
     if not static:
         yield CheckInput(found, timeout, None, terms, sglang_root)
         return
     # A site is called as build_draft_tp_worker calls draft_worker_cls.
-    shadow = build_shadow(found.sites, cache_dir(), Construction.DRAFT_FACTORY.keywords(terms))
+    shadow = build_shadow(found.sites, cache_dir(), Construction.DRAFT_FACTORY.keywords(terms), directives)
     site_modules: dict[str, list[str]] = {}
     for site in found.sites:
         site_modules.setdefault(site.module, []).append(site.target)

@@ -38,6 +38,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
+import threading
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -242,15 +243,24 @@ def _view(packages: Sequence[str], sglang_root: Path | None, installed: Mapping[
         entries.setdefault(name, location)
     stamp = _digest([sys.executable, *(f"{k}={v}" for k, v in sorted(entries.items()))])
     root = cache_dir() / "view" / stamp
-    site = _site_packages_of(root)
     if not (root / ".complete").exists():
-        shutil.rmtree(root, ignore_errors=True)
+        # Built aside and renamed into place: two checkers of one run (or two
+        # runs) may ask for the same view at once.
+        building = root.with_name(f"{stamp}.tmp{os.getpid()}-{threading.get_ident()}")
+        shutil.rmtree(building, ignore_errors=True)
+        site = _site_packages_of(building)
         site.mkdir(parents=True)
         for path in entries.values():
             if path is not None:
                 _link_or_copy(path, site / path.name)
-        (root / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
-        (root / ".complete").write_text("")
+        (building / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+        (building / ".complete").write_text("")
+        if root.exists() and not (root / ".complete").exists():
+            shutil.rmtree(root, ignore_errors=True)  # left by a build that was cut short
+        try:
+            building.rename(root)
+        except OSError:  # another built it first
+            shutil.rmtree(building, ignore_errors=True)
     return root
 
 

@@ -109,8 +109,7 @@ def site_helper_module(numbers: Sequence[int], keywords: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_CANARY_NAME = re.compile(rf'"{SITE_FUNCTION}_\d+_canary"')
-_SILENCERS = re.compile(r"#\s*(type:\s*ignore|pyright:|mypy:)")
+_CANARY_NAME = re.compile(rf'["`]{SITE_FUNCTION}_\d+_canary["`]')  # quoted as a checker quotes names
 _HELPER_ALIAS = "_spsites"
 
 
@@ -190,8 +189,8 @@ def _position(text: str, starts: list[int], line: int, byte_col: int) -> int:
     return start + len(prefix.decode("utf-8", errors="ignore"))
 
 
-def _blank_silencers(text: str) -> str:
-    """The same text with checker-silencing comments replaced by blanks of equal length."""
+def _blank_silencers(text: str, directives: Sequence[re.Pattern[str]]) -> str:
+    """The same text with the comments addressed to a checker (``directives``) replaced by blanks of equal length."""
     chars = list(text)
     starts = _char_offsets(text)
     try:
@@ -199,7 +198,7 @@ def _blank_silencers(text: str) -> str:
     except (tokenize.TokenError, SyntaxError):
         return text
     for token in tokens:
-        if token.type == tokenize.COMMENT and _SILENCERS.search(token.string):
+        if token.type == tokenize.COMMENT and any(d.search(token.string) for d in directives):
             begin = starts[token.start[0]] + token.start[1]
             for i in range(begin + 1, begin + len(token.string)):
                 chars[i] = " "
@@ -220,13 +219,17 @@ def _insert_line(tree: ast.Module) -> int:
 
 
 def _rewrite(
-    text: str, sites: Sequence[tuple[int, InjectionSite]], helper: str, keywords: Sequence[str]
+    text: str,
+    sites: Sequence[tuple[int, InjectionSite]],
+    helper: str,
+    keywords: Sequence[str],
+    directives: Sequence[re.Pattern[str]] = (),
 ) -> tuple[str, tuple[Span, ...], tuple[int, ...]]:
     """The shadow text of a module, where each site lies in it, and the
     original line of each of its lines (0: the generated import)."""
     tree = ast.parse(text)
     count = len(text.splitlines())
-    text = _blank_silencers(text)
+    text = _blank_silencers(text, directives)
     starts = _char_offsets(text)
     edits: list[tuple[int, int, int, str]] = []
     for n, site in sites:
@@ -297,9 +300,12 @@ def _mirror(shadow: Path, name: str, file: Path, text: str) -> Path:
     return target
 
 
-def build_shadow(sites: Sequence[InjectionSite], cache: Path, keywords: Sequence[str]) -> SiteShadow | None:
+def build_shadow(
+    sites: Sequence[InjectionSite], cache: Path, keywords: Sequence[str], directives: Sequence[re.Pattern[str]] = ()
+) -> SiteShadow | None:
     """The shadow tree for ``sites`` (None when there are none), under ``cache``;
-    each site is called with ``keywords`` (those the release passes ``draft_worker_cls``).
+    each site is called with ``keywords`` (those the release passes
+    ``draft_worker_cls``), the comments matching ``directives`` blanked.
 
     The tree is content-addressed: the same sources give the same directory,
     so mypy's cache stays valid between runs, and a finished tree is reused.
@@ -313,6 +319,7 @@ def build_shadow(sites: Sequence[InjectionSite], cache: Path, keywords: Sequence
     files_of = {name: entries[0][1].file for name, entries in by_module.items()}
     sources = {name: importlib.util.decode_source(file.read_bytes()) for name, file in files_of.items()}
     digest = hashlib.sha256(site_helper_module(sorted(numbered), keywords).encode())
+    digest.update("\0".join(d.pattern for d in directives).encode())
     for name in sorted(by_module):
         digest.update(f"{name}\0{files_of[name]}\0{sources[name]}\0".encode())
         for n, site in by_module[name]:
@@ -325,7 +332,7 @@ def build_shadow(sites: Sequence[InjectionSite], cache: Path, keywords: Sequence
     unverifiable: dict[str, str] = {}
     for name, entries in sorted(by_module.items()):
         try:
-            rewritten[name] = _rewrite(sources[name], entries, helper, keywords)
+            rewritten[name] = _rewrite(sources[name], entries, helper, keywords, directives)
         except (SyntaxError, ValueError) as exc:
             for _, site in entries:
                 unverifiable[site.target] = f"its module could not be prepared for checking ({exc})"

@@ -54,9 +54,10 @@ def _describe(problem: Problem) -> str:
     return f"{problem.checker}: {member}{problem.message}{where}"
 
 
-def add_testcase(suite: ET.Element, result: Result, *, release: str | None = None) -> None:
+def add_testcase(suite: ET.Element, result: Result, *, release: str | None = None, lead: tuple[str, ...] = ()) -> None:
     """*result*'s ``<testcase>`` in *suite*; ``release`` (a run over several
-    releases) ends its name with `` [sglang RELEASE]``."""
+    releases) ends its name with `` [sglang RELEASE]``; ``lead``: the
+    report's checkers in the order their words lead."""
     name = result.check.protocol if release is None else f"{result.check.protocol} [sglang {release}]"
     case = ET.SubElement(
         suite,
@@ -65,15 +66,15 @@ def add_testcase(suite: ET.Element, result: Result, *, release: str | None = Non
         name=xml_safe(name),
     )
     problems = sorted_problems(result.problems)
-    lead = lead_problem(problems)
-    if result.verdict in (Verdict.FAIL, Verdict.UNVERIFIED) and lead is not None and lead.file:
-        case.set("file", xml_safe(lead.file))
-        if lead.line is not None:
-            case.set("line", str(lead.line))
+    lead_one = lead_problem(problems, lead)
+    if result.verdict in (Verdict.FAIL, Verdict.UNVERIFIED) and lead_one is not None and lead_one.file:
+        case.set("file", xml_safe(lead_one.file))
+        if lead_one.line is not None:
+            case.set("line", str(lead_one.line))
     if result.verdict in (Verdict.FAIL, Verdict.UNVERIFIED):
         # The message is the problem a reader acts on first, as the text
         # report shows it; the body lists them all.
-        first = " ".join(_describe(lead).split()) if lead is not None else result.verdict.value
+        first = " ".join(_describe(lead_one).split()) if lead_one is not None else result.verdict.value
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         failure = ET.SubElement(
             case, "failure", type=result.verdict.value, message=xml_safe(first + more)
@@ -123,7 +124,7 @@ def render_junit(report: GateReport, *, include_timings: bool = True) -> str:
         properties, "property", name="summary", value=summary_line(report, include_timings=False)
     )
     for result in results:
-        add_testcase(suite, result)
+        add_testcase(suite, result, lead=report.lead)
     if report.notes:
         ET.SubElement(suite, "system-out").text = xml_safe("\n".join(f"note: {n}" for n in report.notes))
     ET.indent(root)

@@ -8,6 +8,8 @@ a runtime checker that could import nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from spec_protocols.gate._model import CheckerSkip, SkipReason
 
 __all__ = [
@@ -15,7 +17,7 @@ __all__ = [
     "fetched_release_note",
     "no_draft_factory_note",
     "no_source_note",
-    "runtime_skipped_note",
+    "importing_skipped_note",
     "skip_note",
 ]
 
@@ -31,9 +33,10 @@ def fetched_release_note(release: str) -> str:
 def skip_note(skip: CheckerSkip) -> str:
     """Why the run left ``skip.checkers`` out."""
     assert skip.reason is SkipReason.SGLANG_NOT_INSTALLED
+    left = ", ".join(skip.checkers)
     return (
-        f"{', '.join(skip.checkers)} checker: skipped: --sglang reads sglang {skip.release}'s source without "
-        "installing it, and the runtime checker can only import the installed sglang; mypy and pyright decided"
+        f"{left} checker: skipped: --sglang reads sglang {skip.release}'s source without installing it, and the "
+        f"{left} checker can only import the installed sglang; {' and '.join(skip.kept)} decided"
     )
 
 
@@ -62,10 +65,11 @@ def no_draft_factory_note(release: str | None, oldest: str) -> str:
     )
 
 
-def runtime_skipped_note(first_reason: str) -> str:
-    """The runtime checker could not import anything: its first reason, and the fix."""
+def importing_skipped_note(checkers: Sequence[str], first_reason: str) -> str:
+    """The checkers that import the target could not import anything: the first reason, and the fix."""
     return (
-        f"runtime checker: skipped every check ({first_reason}); the static checkers decided alone. To run it, make the "
-        "target importable in this environment (for sglang on CPU: pip install -r requirements/sglang-cpu.txt from "
-        "a spec-protocols checkout), or pass --no-import to say you meant a static-only run"
+        f"{', '.join(checkers)} checker: skipped every check ({first_reason}); the static checkers decided alone. To "
+        "run it, make the target importable in this environment (for sglang on CPU: pip install -r "
+        "requirements/sglang-cpu.txt from a spec-protocols checkout), or pass --no-import to say you meant a "
+        "static-only run"
     )

@@ -1,16 +1,17 @@
 """The canonical order every report format shares, and the summary counts.
 
 Results by (target, protocol), problems by (checker, member, line, message),
-checkers in :data:`~spec_protocols.gate._model.CHECKER_NAMES` order: never the
+checkers in the registry's order (:data:`~spec_protocols.gate._checkers.CHECKER_NAMES`): never the
 order in which checkers happened to finish, so that every format is
 deterministic and all of them list things alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from spec_protocols.gate._model import CHECKER_NAMES, GateReport, Problem, Result
+from spec_protocols.gate._checkers import CHECKER_NAMES, lead_order
+from spec_protocols.gate._model import GateReport, Problem, Result
 
 __all__ = ["lead_problem", "ordered_checkers", "problem_sort_key", "sorted_problems", "sorted_results", "summary_counts"]
 
@@ -35,20 +36,18 @@ def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(problems, key=problem_sort_key)
 
 
-# Which checker's problem leads when several say something: pyright's reason
-# is the most specific ("Missing keyword parameter "on_publish""), mypy's
-# least; the runtime checker's messages carry no expected/got signatures.
-_LEAD_CHECKERS = {"pyright": 0, "mypy": 1, "runtime": 2}
-
-
-def lead_problem(problems: Iterable[Problem]) -> Problem | None:
+def lead_problem(problems: Iterable[Problem], lead: Sequence[str] = ()) -> Problem | None:
     """The problem a one-problem view (the text table, a JUnit failure's
     ``message``) shows: a failure before a blind spot, one located in the
-    source before one that is not, then by checker (see ``_LEAD_CHECKERS``),
-    then in the canonical order."""
+    source before one that is not, then by checker, in ``lead`` order (the
+    report's :attr:`~spec_protocols.gate._model.GateReport.lead`; none given:
+    each checker's own rank), then in the canonical order."""
+    found = list(problems)
+    order = list(lead) or lead_order(p.checker for p in found)
+    rank = {name: n for n, name in enumerate(order)}
     return min(
-        problems,
-        key=lambda p: (p.unverified, p.line is None, _LEAD_CHECKERS.get(p.checker, len(_LEAD_CHECKERS)), problem_sort_key(p)),
+        found,
+        key=lambda p: (p.unverified, p.line is None, rank.get(p.checker, len(rank)), problem_sort_key(p)),
         default=None,
     )
 

@@ -1,4 +1,4 @@
-"""Every ``--format`` of a run over several sglang releases: :func:`render_releases`.
+"""The JSON, GitHub and JUnit forms of a run over several sglang releases (the registry: ``_reports.FORMATS``).
 
 * ``text``, ``markdown``: the class x release table
   (:mod:`spec_protocols.gate._reports._release_table`).
@@ -25,19 +25,17 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from spec_protocols.gate._model import GateError, Verdict
+from spec_protocols.gate._model import Verdict
 from spec_protocols.gate._reports._github import error_commands, notice_command
 from spec_protocols.gate._reports._json import JSON_VERSION, results_json
 from spec_protocols.gate._reports._junit import SUITE_NAME, add_testcase, xml_safe
 from spec_protocols.gate._reports._order import sorted_results
 from spec_protocols.gate._reports._phrasing import summary_line, total_seconds
 from spec_protocols.gate._reports._release_matrix import ReleasesReport, release_notes, releases_summary_line
-from spec_protocols.gate._reports._release_table import render_releases_markdown, render_releases_text
 
-__all__ = ["RELEASE_FORMATS", "ReleasesRenderer", "render_releases", "render_releases_github", "render_releases_json", "render_releases_junit"]
+__all__ = ["render_releases_github", "render_releases_json", "render_releases_junit"]
 
 
 def _sglang_object(report: ReleasesReport, index: int) -> dict[str, Any] | None:
@@ -102,34 +100,8 @@ def render_releases_junit(report: ReleasesReport, *, include_timings: bool = Tru
             ET.SubElement(properties, "property", name="sglang", value=xml_safe(run.report.sglang.describe()))
         ET.SubElement(properties, "property", name="summary", value=summary_line(run.report, include_timings=False))
         for result in results:
-            add_testcase(suite, result, release=label)
+            add_testcase(suite, result, release=label, lead=run.report.lead)
         if run.report.notes:
             ET.SubElement(suite, "system-out").text = xml_safe("\n".join(f"note: {n}" for n in run.report.notes))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
-
-
-class ReleasesRenderer(Protocol):
-    """A format of a run over several releases: ``renderer(report, include_timings=...) -> str``."""
-
-    def __call__(self, report: ReleasesReport, /, *, include_timings: bool = True) -> str: ...
-
-
-#: ``--format`` name -> the renderer of a run over several releases, in the
-#: order of :data:`~spec_protocols.gate._reports.FORMATS`.
-RELEASE_FORMATS: Mapping[str, ReleasesRenderer] = {
-    "text": render_releases_text,
-    "json": render_releases_json,
-    "junit": render_releases_junit,
-    "github": render_releases_github,
-    "markdown": render_releases_markdown,
-}
-
-
-def render_releases(report: ReleasesReport, fmt: str, *, include_timings: bool = True) -> str:
-    """Render *report* in format *fmt*; an unknown *fmt* raises :class:`GateError`."""
-    try:
-        renderer = RELEASE_FORMATS[fmt]
-    except KeyError:
-        raise GateError(f"unknown format {fmt!r} (choose from {', '.join(RELEASE_FORMATS)})") from None
-    return renderer(report, include_timings=include_timings)

@@ -151,12 +151,13 @@ def cell_text(result: Result | None) -> str:
     return f"{result.verdict.value}: {member}{f' +{more}' if more else ''}"
 
 
-def static_only_note(labels: Sequence[str], checkers: Sequence[str]) -> str:
-    """What ``*`` after a release means."""
+def static_only_note(labels: Sequence[str], checkers: Sequence[str], kept: Sequence[str]) -> str:
+    """What ``*`` after a release means: ``checkers`` skipped there, ``kept`` decided."""
+    left = ", ".join(checkers)
     return (
-        f"static only (marked *): {', '.join(labels)}: the {', '.join(checkers)} checker skipped there: --sglang reads "
-        "a release's source without installing it, and the runtime checker can only import the installed sglang "
-        "(give its tree's path as one --sglang to have it run there); mypy and pyright decided"
+        f"static only (marked *): {', '.join(labels)}: the {left} checker skipped there: --sglang reads "
+        f"a release's source without installing it, and the {left} checker can only import the installed sglang "
+        f"(give its tree's path as one --sglang to have it run there); {' and '.join(kept)} decided"
     )
 
 
@@ -175,10 +176,10 @@ def release_notes(report: ReleasesReport) -> list[str]:
     notes = [note if len(by) == len(report.runs) else f"sglang {', '.join(by)}: {note}" for note, by in given.items()]
     static = [label for label, run in zip(labels, report.runs, strict=True) if run.static_only]
     if static:
-        left_out = ordered_checkers(
-            name for run in report.runs for skip in run.report.skipped for name in skip.checkers
-        )
-        notes.append(static_only_note(static, left_out))
+        skips = [skip for run in report.runs for skip in run.report.skipped]
+        left_out = ordered_checkers(name for skip in skips for name in skip.checkers)
+        kept = ordered_checkers(name for skip in skips for name in skip.kept)
+        notes.append(static_only_note(static, left_out, kept))
     return notes
 
 

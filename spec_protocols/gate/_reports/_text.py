@@ -53,8 +53,8 @@ def _run_line(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent=_CONTINUED, break_long_words=False, break_on_hyphens=False)
 
 
-def _problem_lines(result: Result, width: int) -> list[str]:
-    first = lead_problem(result.problems)
+def _problem_lines(result: Result, width: int, lead: tuple[str, ...]) -> list[str]:
+    first = lead_problem(result.problems, lead)
     if first is None:
         return []
     where = ""
@@ -124,7 +124,7 @@ def render_text(
         lines.append(row(list(zip(values, widths, strict=True))))
         if result.verdict is not Verdict.PASS:
             lines.append(_INDENT + elide(result.check.target, width - len(_INDENT), keep="end"))
-            lines.extend(_problem_lines(result, width))
+            lines.extend(_problem_lines(result, width, report.lead))
         notes = list(result.notes)
         if notes and (result.verdict is Verdict.PASS or not result.problems):
             # Why a checker skipped (the import error), or that the class is

@@ -1,19 +1,17 @@
-"""The watch mode: ``spec-protocols check --watch``, rounds of the one-shot pipeline.
+"""The watch mode: ``spec-protocols check --watch``, rounds of the one-shot run.
 
-``_changes``        what a round's verdicts depend on, and polling it for a change
-``_persistent``     checker adapters whose checker stays warm between rounds
-``_mypy_daemon``    mypy's daemon (``dmypy``), on the one-shot run's configuration
-``_pyright_server`` pyright's language server, asked for each file's diagnostics
-``_lsp``            the few LSP messages that takes
-``_processes``      ending every process a watch started
-``_loop``           the rounds, the signals, the clean end
+``_changes``    polling what the last round read (its :class:`~spec_protocols.gate._model.ReadSet`) for a change
+``_processes``  ending every process a watch started
+``_loop``       the rounds, the signals, the clean end
 
-It sits above the pipeline (it calls :func:`~spec_protocols.gate._pipeline.run_gate`
-each round) and below the CLI, whose ``check --watch`` calls :func:`watch`.
+Each round is :func:`~spec_protocols.gate._request.run` of the command's
+request, with each checker as it runs warm (``Checker.warm``: its own
+module keeps its daemon, language server or next probe); it sits above the
+pipeline and below the CLI, whose ``check --watch`` calls :func:`watch`.
 """
 
 from __future__ import annotations
 
-from spec_protocols.gate._watch._loop import INTERRUPTED, refuse_with_watch, watch, watch_set
+from spec_protocols.gate._watch._loop import INTERRUPTED, refuse_with_watch, watch
 
-__all__ = ["INTERRUPTED", "refuse_with_watch", "watch", "watch_set"]
+__all__ = ["INTERRUPTED", "refuse_with_watch", "watch"]

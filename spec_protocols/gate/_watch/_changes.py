@@ -21,8 +21,9 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from spec_protocols.gate._model import ReadSet
 
 __all__ = ["SLOW_EVERY", "Snapshot", "WatchSet", "changed_paths", "snapshot", "wait_for_change"]
 
@@ -35,18 +36,8 @@ Stat = tuple[int, int]
 Snapshot = Mapping[Path, Stat]
 
 
-@dataclass(frozen=True, slots=True)
-class WatchSet:
-    """The files and folders a round's verdicts depend on."""
-
-    files: frozenset[Path] = frozenset()
-    #: Folders listed on every poll, recursively (``*.py``): target packages.
-    folders: frozenset[Path] = frozenset()
-    #: Folders listed on one poll in :data:`SLOW_EVERY`: sglang's package.
-    slow_folders: frozenset[Path] = frozenset()
-
-    def __len__(self) -> int:
-        return len(self.files) + len(self.folders) + len(self.slow_folders)
+#: What a watch polls: what the last good round read.
+WatchSet = ReadSet
 
 
 def _stat(path: Path) -> Stat | None:

@@ -32,9 +32,12 @@ it), each taken apart through ``not`` / ``and`` / ``or``. Each becomes a
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal, TypeGuard
+from typing import Literal, TypeGuard, TypeVar
 
+from spec_protocols.gate._contract._extract._algorithms import PredicateMeaning
 from spec_protocols.gate._contract._extract._receivers import is_scheduler, names_of, receiver
 from spec_protocols.gate._contract._extract._resolve import resolve
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
@@ -53,6 +56,7 @@ _OVERLAP_FIELD = "enable_overlap"
 MAX_DEPTH = 4
 #: Names of the algorithm object (``SpeculativeAlgorithm``, an enum).
 _ALGO_NAMES = frozenset({"spec_algorithm", "speculative_algorithm", "algo", "algorithm"})
+_E = TypeVar("_E", bound=ast.expr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,11 @@ Facts = tuple[Fact, ...]
 
 class Conditions:
     """Takes conditions apart into facts (one per walker: it remembers what
-    the functions it looked into imply)."""
+    the functions it looked into imply).
+
+    What each kind of expression tells is one function of this module,
+    dispatched on the expression's class (:func:`_facts`): adding a kind is
+    adding a function."""
 
     def __init__(self, tree: ReleaseTree) -> None:
         self.tree = tree
@@ -82,143 +90,11 @@ class Conditions:
 
     def facts_of(self, expr: ast.expr, polarity: bool, scope: Scope, depth: int = 0) -> Facts:
         """What ``expr`` being ``polarity`` tells, taken apart through not/and/or."""
-        origin = (id(expr), polarity)
-        words = text(expr) if polarity else f"not ({text(expr)})"
-        other = (Fact("other", words, origin),)
         if depth > MAX_DEPTH:
-            return other
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            return self.facts_of(expr.operand, not polarity, scope, depth)
-        if isinstance(expr, ast.BoolOp):
-            if isinstance(expr.op, ast.And) == polarity:
-                # a and b is true / a or b is false: every operand is.
-                collected: Facts = ()
-                for value in expr.values:
-                    collected += self.facts_of(value, polarity, scope, depth)
-                return collected
-            return other
-        if isinstance(expr, ast.NamedExpr):
-            return self.facts_of(expr.value, polarity, scope, depth)
-        if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
-            return self._comparison_facts(expr, polarity, scope, words, origin) or other
-        if isinstance(expr, ast.Attribute) and expr.attr == _OVERLAP_FIELD and is_scheduler(expr.value, scope):
-            return (Fact("branch", words, origin, branch=OVERLAP if polarity else SYNCHRONOUS),)
-        if receiver(expr, scope) is not None or is_scheduler(expr, scope):
-            return (Fact("neutral", words, origin),)  # `if self.draft_worker:`
-        if isinstance(expr, ast.Call):
-            return self._call_facts(expr, polarity, scope, depth, words, origin) or other
-        found = self._property_facts(expr, polarity, scope, depth, words, origin)
-        if found is None and isinstance(expr, ast.Name):
-            found = self._local_facts(expr, polarity, scope, depth)
-        return other if found is None else found
+            return _other(expr, polarity)
+        return _facts(expr, self, polarity, scope, depth)
 
-    def _comparison_facts(
-        self, expr: ast.Compare, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
-    ) -> Facts:
-        compared = self._compare_facts(expr, polarity, scope, words, origin)
-        if compared is not None:
-            return compared
-        if isinstance(expr.ops[0], (ast.Is, ast.IsNot)):
-            if isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
-                return (Fact("neutral", words, origin),)  # `w is not None`: speculative mode
-        return ()
-
-    def _property_facts(
-        self, expr: ast.expr, polarity: bool, scope: Scope, depth: int, words: str, origin: tuple[int, bool]
-    ) -> Facts | None:
-        """A property of the class: ``if self.uses_relay:`` reads like a call."""
-        if not (
-            polarity
-            and isinstance(expr, ast.Attribute)
-            and isinstance(expr.value, ast.Name)
-            and expr.value.id == "self"
-            and scope.cls is not None
-        ):
-            return None
-        prop = next((f for f in functions(scope.cls.body) if f.name == expr.attr), None)
-        if prop is not None and decorated(prop, "property"):
-            implied = self._implied_by(scope.module, prop, depth)
-            if implied is not None:
-                return (Fact("algorithm", f"{words}, which {implied.text}", origin),)
-        return None
-
-    def _local_facts(self, expr: ast.Name, polarity: bool, scope: Scope, depth: int) -> Facts | None:
-        """A local bound once: what its value tells (``x = f(); if x:``)."""
-        bound = scope.binding(expr.id)
-        if not bound or len(bound) != 1:
-            return None
-        inner = self.facts_of(bound[0], polarity, scope, depth + 1)
-        bound_text = text(bound[0], 80)
-        return tuple(
-            replace(
-                f,
-                text=f"{expr.id} = {f.text}" if f.text.startswith(bound_text) else f"{expr.id} (= {bound_text}): {f.text}",
-            )
-            if f.kind == "algorithm"
-            else f
-            for f in inner
-        )
-
-    def _compare_facts(
-        self, expr: ast.Compare, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
-    ) -> Facts | None:
-        """``algo == X.EAGLE``, ``algo in (...)``, ``algo is None``: like a
-        predicate of the algorithm object. None when ``expr`` compares something else."""
-        left, right = expr.left, expr.comparators[0]
-        if not _compares_algorithm(left, scope):
-            left, right = right, left
-            if not _compares_algorithm(left, scope):
-                return None
-        elements = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
-        if _is_algorithm_name(left) and not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements):
-            return None  # `algo.name == other.name`: names no algorithm
-        if _is_algorithm_name(left):
-            left = left.value  # the algorithm object (a batch's or the server's)
-        names = _algorithm_names(elements)
-        if names is None or not isinstance(expr.ops[0], (ast.Eq, ast.In, ast.Is, ast.NotEq, ast.NotIn, ast.IsNot)):
-            return None
-        positive = isinstance(expr.ops[0], (ast.Eq, ast.In, ast.Is)) == polarity
-        if names == {"NONE"}:
-            if not positive:
-                return (Fact("neutral", words, origin),)
-            return () if _per_batch(left, scope) else (Fact("nonspec", words, origin),)
-        return (Fact("algorithm", words, origin),) if positive else ()
-
-    def _call_facts(
-        self, call: ast.Call, polarity: bool, scope: Scope, depth: int, words: str, origin: tuple[int, bool]
-    ) -> Facts:
-        func = call.func
-        if isinstance(func, ast.Name) and func.id in ("isinstance", "hasattr") and len(call.args) == 2:
-            held = receiver(call.args[0], scope)
-            if held is None or not polarity:
-                return ()
-            if func.id == "isinstance":
-                return (Fact("isinstance", words, origin, receiver=held),)
-            return tuple(Fact("hasattr", words, origin, receiver=held, member=name) for name in names_of(call.args[1], scope))
-        if isinstance(func, ast.Attribute) and is_algorithm(func.value, scope):
-            return self._predicate_facts(func, polarity, scope, words, origin)
-        if polarity:
-            implied = self._implied_by_callee(call, scope, depth)
-            if implied is not None:
-                return (Fact("algorithm", f"{words}, which {implied.text}", origin),)
-        return ()
-
-    def _predicate_facts(
-        self, func: ast.Attribute, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
-    ) -> Facts:
-        """``<algorithm>.<predicate>()`` being ``polarity``, by what the predicate means."""
-        meaning = self.tree.algorithms.meaning(func.attr)
-        if meaning in ("some", "none"):
-            if (meaning == "some") == polarity:
-                return (Fact("neutral", words, origin),)  # speculative mode
-            if _per_batch(func.value, scope):
-                return ()  # a batch without speculation, in a speculative server
-            return (Fact("nonspec", words, origin),)
-        if (meaning == "positive") == polarity:
-            return (Fact("algorithm", words, origin),)
-        return ()  # all algorithms but some: the general path
-
-    def _implied_by_callee(self, call: ast.Call, scope: Scope, depth: int) -> Fact | None:
+    def implied_by_callee(self, call: ast.Call, scope: Scope, depth: int) -> Fact | None:
         """When ``call`` calls a function of the release that returns False
         unless an algorithm predicate holds: that predicate (a fact)."""
         resolved = resolve(self.tree, call.func, scope)
@@ -227,9 +103,9 @@ class Conditions:
         module, node, _owner = resolved
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        return self._implied_by(module, node, depth)
+        return self.implied_by(module, node, depth)
 
-    def _implied_by(self, module: Module, node: FunctionNode, depth: int) -> Fact | None:
+    def implied_by(self, module: Module, node: FunctionNode, depth: int) -> Fact | None:
         """The algorithm predicate without which ``node`` returns False, if any."""
         key = id(node)
         if key in self._implies:
@@ -272,6 +148,192 @@ class Conditions:
                 for handler in getattr(statement, "handlers", []):
                     found += self._returns(handler.body, current, scope, depth)
         return found
+
+
+# -- what each kind of expression tells: Conditions.facts_of for that kind ----------------
+
+
+def _words(expr: ast.expr, polarity: bool) -> str:
+    """The condition, in words."""
+    return text(expr) if polarity else f"not ({text(expr)})"
+
+
+def _other(expr: ast.expr, polarity: bool) -> Facts:
+    return (Fact("other", _words(expr, polarity), (id(expr), polarity)),)
+
+
+def _speculative_or(
+    tells: Callable[[_E, Conditions, bool, Scope, int], Facts | None],
+    expr: _E, conditions: Conditions, polarity: bool, scope: Scope, depth: int,
+) -> Facts:
+    """Speculative mode when ``expr`` is a receiver or the scheduler (``if
+    self.draft_worker:``); else what ``tells`` finds (None: ``other``)."""
+    if receiver(expr, scope) is not None or is_scheduler(expr, scope):
+        return (Fact("neutral", _words(expr, polarity), (id(expr), polarity)),)
+    found = tells(expr, conditions, polarity, scope, depth)
+    return _other(expr, polarity) if found is None else found
+
+
+def _nothing(expr: ast.expr, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+    """What an expression tells by its kind alone when no kind's function reads it: nothing."""
+    return None
+
+
+@functools.singledispatch
+def _facts(expr: ast.expr, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """Any other expression: speculative mode when it is a receiver or the scheduler, else ``other``."""
+    return _speculative_or(_nothing, expr, conditions, polarity, scope, depth)
+
+
+@_facts.register
+def _unary(expr: ast.UnaryOp, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """``not c``: ``c`` with the other polarity."""
+    if isinstance(expr.op, ast.Not):
+        return conditions.facts_of(expr.operand, not polarity, scope, depth)
+    return _speculative_or(_nothing, expr, conditions, polarity, scope, depth)
+
+
+@_facts.register
+def _bool_op(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """``a and b`` true / ``a or b`` false: every operand is; the other way round, ``other``."""
+    if isinstance(expr.op, ast.And) != polarity:
+        return _other(expr, polarity)
+    collected: Facts = ()
+    for value in expr.values:
+        collected += conditions.facts_of(value, polarity, scope, depth)
+    return collected
+
+
+@_facts.register
+def _named(expr: ast.NamedExpr, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """``(x := c)``: what ``c`` tells."""
+    return conditions.facts_of(expr.value, polarity, scope, depth)
+
+
+@_facts.register
+def _compare(expr: ast.Compare, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """One comparison: of the algorithm object (:func:`_compare_facts`), or
+    ``w is not None`` (speculative mode)."""
+    if len(expr.ops) != 1:
+        return _speculative_or(_nothing, expr, conditions, polarity, scope, depth)
+    words, origin = _words(expr, polarity), (id(expr), polarity)
+    compared = _compare_facts(expr, polarity, scope, words, origin)
+    if compared is not None:
+        return compared or _other(expr, polarity)
+    if isinstance(expr.ops[0], (ast.Is, ast.IsNot)):
+        if isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
+            return (Fact("neutral", words, origin),)  # `w is not None`: speculative mode
+    return _other(expr, polarity)
+
+
+@_facts.register
+def _attribute(expr: ast.Attribute, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """The scheduler's overlap field (a ``branch``), a receiver, or a property of the class."""
+    if expr.attr == _OVERLAP_FIELD and is_scheduler(expr.value, scope):
+        return (Fact("branch", _words(expr, polarity), (id(expr), polarity), branch=OVERLAP if polarity else SYNCHRONOUS),)
+    return _speculative_or(_property_facts, expr, conditions, polarity, scope, depth)
+
+
+@_facts.register
+def _name(expr: ast.Name, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """A receiver, or a local bound once: what its value tells."""
+    return _speculative_or(_local_facts, expr, conditions, polarity, scope, depth)
+
+
+@_facts.register
+def _call(expr: ast.Call, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """``isinstance`` / ``hasattr`` of a receiver, a predicate of the algorithm
+    object, or a function of the release that implies one."""
+    return _speculative_or(_call_facts, expr, conditions, polarity, scope, depth)
+
+
+def _property_facts(expr: ast.Attribute, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+    """A property of the class: ``if self.uses_relay:`` reads like a call."""
+    if not (polarity and isinstance(expr.value, ast.Name) and expr.value.id == "self" and scope.cls is not None):
+        return None
+    prop = next((f for f in functions(scope.cls.body) if f.name == expr.attr), None)
+    if prop is not None and decorated(prop, "property"):
+        implied = conditions.implied_by(scope.module, prop, depth)
+        if implied is not None:
+            return (Fact("algorithm", f"{_words(expr, polarity)}, which {implied.text}", (id(expr), polarity)),)
+    return None
+
+
+def _local_facts(expr: ast.Name, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+    """A local bound once: what its value tells (``x = f(); if x:``)."""
+    bound = scope.binding(expr.id)
+    if not bound or len(bound) != 1:
+        return None
+    inner = conditions.facts_of(bound[0], polarity, scope, depth + 1)
+    bound_text = text(bound[0], 80)
+    return tuple(
+        replace(
+            f,
+            text=f"{expr.id} = {f.text}" if f.text.startswith(bound_text) else f"{expr.id} (= {bound_text}): {f.text}",
+        )
+        if f.kind == "algorithm"
+        else f
+        for f in inner
+    )
+
+
+def _compare_facts(expr: ast.Compare, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]) -> Facts | None:
+    """``algo == X.EAGLE``, ``algo in (...)``, ``algo is None``: like a
+    predicate of the algorithm object. None when ``expr`` compares something else."""
+    left, right = expr.left, expr.comparators[0]
+    if not _compares_algorithm(left, scope):
+        left, right = right, left
+        if not _compares_algorithm(left, scope):
+            return None
+    elements = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    if _is_algorithm_name(left) and not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements):
+        return None  # `algo.name == other.name`: names no algorithm
+    if _is_algorithm_name(left):
+        left = left.value  # the algorithm object (a batch's or the server's)
+    names = _algorithm_names(elements)
+    if names is None or not isinstance(expr.ops[0], (ast.Eq, ast.In, ast.Is, ast.NotEq, ast.NotIn, ast.IsNot)):
+        return None
+    positive = isinstance(expr.ops[0], (ast.Eq, ast.In, ast.Is)) == polarity
+    if names == {"NONE"}:
+        if not positive:
+            return (Fact("neutral", words, origin),)
+        return () if _per_batch(left, scope) else (Fact("nonspec", words, origin),)
+    return (Fact("algorithm", words, origin),) if positive else ()
+
+
+def _call_facts(call: ast.Call, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
+    """What a call tells; None when nothing (``other``)."""
+    words, origin = _words(call, polarity), (id(call), polarity)
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in ("isinstance", "hasattr") and len(call.args) == 2:
+        held = receiver(call.args[0], scope)
+        if held is None or not polarity:
+            return None
+        if func.id == "isinstance":
+            return (Fact("isinstance", words, origin, receiver=held),)
+        return tuple(Fact("hasattr", words, origin, receiver=held, member=name) for name in names_of(call.args[1], scope)) or None
+    if isinstance(func, ast.Attribute) and is_algorithm(func.value, scope):
+        return _predicate_facts(func, conditions.tree.algorithms.meaning(func.attr), polarity, scope, words, origin) or None
+    if polarity:
+        implied = conditions.implied_by_callee(call, scope, depth)
+        if implied is not None:
+            return (Fact("algorithm", f"{words}, which {implied.text}", origin),)
+    return None
+
+
+def _predicate_facts(
+    func: ast.Attribute, meaning: PredicateMeaning, polarity: bool, scope: Scope, words: str, origin: tuple[int, bool]
+) -> Facts:
+    """``<algorithm>.<predicate>()`` being ``polarity``, by what the predicate means."""
+    if meaning in ("some", "none"):
+        if (meaning == "some") == polarity:
+            return (Fact("neutral", words, origin),)  # speculative mode
+        if _per_batch(func.value, scope):
+            return ()  # a batch without speculation, in a speculative server
+        return (Fact("nonspec", words, origin),)
+    if (meaning == "positive") == polarity:
+        return (Fact("algorithm", words, origin),)
+    return ()  # all algorithms but some: the general path
 
 
 # -- the algorithm object ---------------------------------------------------------------

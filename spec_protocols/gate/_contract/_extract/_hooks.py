@@ -35,7 +35,9 @@ reaches it), as the uses are classified
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from spec_protocols.gate._contract._extract._classify import Raw, branch_of, classify
 from spec_protocols.gate._contract._extract._facts import MAX_DEPTH
@@ -119,47 +121,11 @@ class _Flow:
         assert scope.func is not None
         parent = self.parents(scope.func).get(id(node))
         site = Site(scope.module.rel, scope.qualname, node.lineno)
-        if isinstance(parent, ast.Call):
-            yield from self._in_call(parent, node, scope, depth, seen, site)
-        elif isinstance(parent, ast.keyword):
-            call = self.parents(scope.func).get(id(parent))
-            if isinstance(call, ast.Call) and parent.arg is not None:
-                yield from self._passed(call, None, parent.arg, scope, depth, seen, site)
-            else:
-                yield HookUse("value", site, detail="**kwargs")
-        elif isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
-            yield HookUse("iterate", site)
-        elif isinstance(parent, ast.Attribute):
-            yield HookUse("attribute", site, detail=parent.attr)
-        elif isinstance(parent, (ast.Compare, ast.UnaryOp, ast.If, ast.While, ast.Assert)) or (
-            isinstance(parent, ast.IfExp) and parent.test is node
-        ):
-            yield HookUse("test", site)
-        elif isinstance(parent, ast.BoolOp) or isinstance(parent, ast.IfExp):
-            # `x or default`: tested, and the value flows on as the whole expression's.
-            if isinstance(parent, ast.BoolOp) and parent.values[-1] is not node:
-                yield HookUse("test", site)
-            yield from self.uses(parent, scope, depth, seen)
-        elif isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
-            yield from self._bound(parent, node, scope, depth, seen, site)
-        else:
-            yield HookUse("value", site, detail=type(parent).__name__ if parent is not None else "")
+        yield from _used_in(parent, node, _Follow(self, scope, depth, seen, site))
 
-    def _bound(
-        self, parent: ast.Assign | ast.AnnAssign | ast.NamedExpr, node: ast.expr, scope: Scope, depth: int,
-        seen: frozenset[tuple[int, str]], site: Site,
-    ) -> Iterator[HookUse]:
-        """``x = value``: every read of ``x`` in the function."""
-        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-        if isinstance(parent, ast.NamedExpr):
-            yield from self.uses(parent, scope, depth, seen)
-        names = [t.id for t in targets if isinstance(t, ast.Name)]
-        if not names:
-            yield HookUse("value", site, detail="stored")
-        for name in names:
-            yield from self._reads(name, scope, depth, seen)
-
-    def _reads(self, name: str, scope: Scope, depth: int, seen: frozenset[tuple[int, str]]) -> Iterator[HookUse]:
+    def reads(self, name: str, scope: Scope, depth: int, seen: frozenset[tuple[int, str]]) -> Iterator[HookUse]:
+        """What is done with each read of the local ``name`` in ``scope``'s function
+        (nothing where ``seen`` holds it already)."""
         assert scope.func is not None
         key = (id(scope.func), name)
         if key in seen:
@@ -169,49 +135,138 @@ class _Flow:
             if isinstance(read, ast.Name) and read.id == name and isinstance(read.ctx, ast.Load):
                 yield from self.uses(read, scope, depth, seen)
 
-    def _in_call(
-        self, call: ast.Call, node: ast.expr, scope: Scope, depth: int, seen: frozenset[tuple[int, str]], site: Site
-    ) -> Iterator[HookUse]:
-        if call.func is node:
-            positional = sum(1 for a in call.args if not isinstance(a, ast.Starred))
-            keywords = tuple(k.arg for k in call.keywords if k.arg is not None)
-            yield HookUse("call", site, positional, keywords)
-            return
-        if isinstance(call.func, ast.Name) and call.func.id in _TESTING:
-            yield HookUse("test", site, detail=call.func.id)
-            return
-        if isinstance(call.func, ast.Name) and call.func.id in _ITERATING:
-            if not (call.func.id in ("map", "filter") and call.args and call.args[0] is node):
-                yield HookUse("iterate", site, detail=call.func.id)
-                return
-        if node in call.args:
-            yield from self._passed(call, call.args.index(node), None, scope, depth, seen, site)
-        else:
-            yield HookUse("value", site, detail=text(call.func, 60))
 
-    def _passed(
-        self, call: ast.Call, index: int | None, keyword: str | None, scope: Scope, depth: int,
-        seen: frozenset[tuple[int, str]], site: Site,
-    ) -> Iterator[HookUse]:
-        """An argument of ``call``: the callee's parameter, followed in the callee."""
-        resolved = resolve(self.tree, call.func, scope) if depth < MAX_DEPTH else None
-        callee = resolved[1] if resolved is not None else None
-        if resolved is None or not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield HookUse("value", site, detail=text(call.func, 60))
+@dataclass(frozen=True, slots=True)
+class _Follow:
+    """Where a value is followed: its flow, the function it is in (``scope``),
+    how many calls deep, the (function, local) pairs already read, and the
+    site of the expression whose value it is."""
+
+    flow: _Flow
+    scope: Scope
+    depth: int
+    seen: frozenset[tuple[int, str]]
+    site: Site
+
+    def on(self, node: ast.expr) -> Iterator[HookUse]:
+        """What is done with the value of ``node`` (the whole expression a value flows on as), in the same function."""
+        return self.flow.uses(node, self.scope, self.depth, self.seen)
+
+
+# -- what the parent of a value does with it: one function a kind of parent ----------------
+
+
+@functools.singledispatch
+def _used_in(parent: ast.AST | None, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """Any other parent (a ``return``, a container, a subscript...): the value is kept (``value``)."""
+    yield _kept(parent, at.site)
+
+
+def _kept(parent: ast.AST | None, site: Site) -> HookUse:
+    return HookUse("value", site, detail=type(parent).__name__ if parent is not None else "")
+
+
+@_used_in.register
+def _in_call(call: ast.Call, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """Called, tested or iterated by a builtin, or passed to a function."""
+    if call.func is node:
+        positional = sum(1 for a in call.args if not isinstance(a, ast.Starred))
+        keywords = tuple(k.arg for k in call.keywords if k.arg is not None)
+        yield HookUse("call", at.site, positional, keywords)
+        return
+    if isinstance(call.func, ast.Name) and call.func.id in _TESTING:
+        yield HookUse("test", at.site, detail=call.func.id)
+        return
+    if isinstance(call.func, ast.Name) and call.func.id in _ITERATING:
+        if not (call.func.id in ("map", "filter") and call.args and call.args[0] is node):
+            yield HookUse("iterate", at.site, detail=call.func.id)
             return
-        module, _node, owner = resolved
-        positional = positional_parameters(callee)
-        if owner is not None and not decorated(callee, "staticmethod"):
-            positional = positional[1:]  # self / cls
-        if keyword is not None:
-            name: str | None = keyword
-        elif index is not None and index < len(positional) and not any(isinstance(a, ast.Starred) for a in call.args[:index]):
-            name = positional[index]
-        else:
-            name = None
-        if name is None:
-            yield HookUse("value", site, detail=text(call.func, 60))
-            return
-        qualname = f"{owner.name}.{callee.name}" if owner is not None else callee.name
-        inner = Scope(module, owner, callee, qualname, Roots())
-        yield from self._reads(name, inner, depth + 1, seen)
+    if node in call.args:
+        yield from _passed(at, call, call.args.index(node), None)
+    else:
+        yield HookUse("value", at.site, detail=text(call.func, 60))
+
+
+@_used_in.register
+def _in_keyword(parent: ast.keyword, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """``f(name=value)``: the callee's parameter; ``f(**value)``: kept."""
+    assert at.scope.func is not None
+    call = at.flow.parents(at.scope.func).get(id(parent))
+    if isinstance(call, ast.Call) and parent.arg is not None:
+        yield from _passed(at, call, None, parent.arg)
+    else:
+        yield HookUse("value", at.site, detail="**kwargs")
+
+
+@_used_in.register
+def _in_loop(parent: ast.For | ast.AsyncFor | ast.comprehension, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    if parent.iter is node:
+        yield HookUse("iterate", at.site)
+    else:
+        yield _kept(parent, at.site)
+
+
+@_used_in.register
+def _in_attribute(parent: ast.Attribute, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    yield HookUse("attribute", at.site, detail=parent.attr)
+
+
+@_used_in.register
+def _in_test(parent: ast.Compare | ast.UnaryOp | ast.If | ast.While | ast.Assert, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    yield HookUse("test", at.site)
+
+
+@_used_in.register
+def _in_if_exp(parent: ast.IfExp, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """The test: tested; a branch: the value flows on as the whole expression's."""
+    if parent.test is node:
+        yield HookUse("test", at.site)
+    else:
+        yield from at.on(parent)
+
+
+@_used_in.register
+def _in_bool_op(parent: ast.BoolOp, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """``x or default``: tested (but the last operand), and the value flows on as the whole expression's."""
+    if parent.values[-1] is not node:
+        yield HookUse("test", at.site)
+    yield from at.on(parent)
+
+
+@_used_in.register
+def _in_binding(parent: ast.Assign | ast.AnnAssign | ast.NamedExpr, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """``x = value``: every read of ``x`` in the function."""
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+    if isinstance(parent, ast.NamedExpr):
+        yield from at.on(parent)
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
+    if not names:
+        yield HookUse("value", at.site, detail="stored")
+    for name in names:
+        yield from at.flow.reads(name, at.scope, at.depth, at.seen)
+
+
+def _passed(at: _Follow, call: ast.Call, index: int | None, keyword: str | None) -> Iterator[HookUse]:
+    """An argument of ``call``: the callee's parameter, followed in the callee."""
+    tree, depth, site = at.flow.tree, at.depth, at.site
+    resolved = resolve(tree, call.func, at.scope) if depth < MAX_DEPTH else None
+    callee = resolved[1] if resolved is not None else None
+    if resolved is None or not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield HookUse("value", site, detail=text(call.func, 60))
+        return
+    module, _node, owner = resolved
+    positional = positional_parameters(callee)
+    if owner is not None and not decorated(callee, "staticmethod"):
+        positional = positional[1:]  # self / cls
+    if keyword is not None:
+        name: str | None = keyword
+    elif index is not None and index < len(positional) and not any(isinstance(a, ast.Starred) for a in call.args[:index]):
+        name = positional[index]
+    else:
+        name = None
+    if name is None:
+        yield HookUse("value", site, detail=text(call.func, 60))
+        return
+    qualname = f"{owner.name}.{callee.name}" if owner is not None else callee.name
+    inner = Scope(module, owner, callee, qualname, Roots())
+    yield from at.flow.reads(name, inner, depth + 1, at.seen)

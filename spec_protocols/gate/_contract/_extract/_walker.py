@@ -9,11 +9,17 @@ composed of parts that each keep their own state: the conditions
 (:class:`~spec_protocols.gate._contract._extract._facts.Conditions`), the
 ``**kwargs`` dicts (:class:`~spec_protocols.gate._contract._extract._kwargs.KeywordDicts`)
 and the follower into callees (:class:`~spec_protocols.gate._contract._extract._follow.Follower`).
+
+The :class:`Walker` holds what a walk found; what is done at each kind of node
+is one function of this module, dispatched on the node's class
+(:func:`_statement`, :func:`_expr`, :func:`_target`): adding a kind is adding
+a function.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,180 +111,16 @@ class Walker:
         if not pattern.search(scope.module.text_of(scope.func)):
             return
         self.dicts.forget(scope.func)
-        self._body(scope.func.body, scope, facts)
+        _body(scope.func.body, self, scope, facts)
 
     def walk_class(self, module: Module, cls: ast.ClassDef, roots: Roots, facts: Facts = ()) -> None:
         for func in functions(cls.body):
             scope = Scope(module, cls, func, f"{cls.name}.{func.name}", roots)
             self.walk_function(scope, facts)
 
-    # ---------------------------------------------------------------- statements
+    # ---------------------------------------------------------------- what a walk records
 
-    def _body(self, body: Sequence[ast.stmt], scope: Scope, facts: Facts) -> None:
-        current = facts
-        for statement in body:
-            self._statement(statement, scope, current)
-            if isinstance(statement, ast.If) and not statement.orelse and exits(statement.body):
-                current = current + self.conditions.facts_of(statement.test, False, scope)
-            elif isinstance(statement, ast.Assert):
-                current = current + self.conditions.facts_of(statement.test, True, scope)
-
-    def _statement(self, node: ast.stmt, scope: Scope, facts: Facts) -> None:
-        if isinstance(node, (ast.If, ast.While)):
-            self._expr(node.test, scope, facts)
-            self._body(node.body, scope, facts + self.conditions.facts_of(node.test, True, scope))
-            self._body(node.orelse, scope, facts + self.conditions.facts_of(node.test, False, scope))
-        elif isinstance(node, ast.Match):
-            self._expr(node.subject, scope, facts)
-            for case in node.cases:
-                if case.guard is not None:
-                    self._expr(case.guard, scope, facts)
-                self._body(case.body, scope, facts)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)):
-            self._heads(node, scope, facts)
-            for block in blocks(node):
-                self._body(block, scope, facts)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for decorator in node.decorator_list:
-                self._expr(decorator, scope, facts)
-            self.dicts.forget(node)
-            self._body(node.body, scope.child(node), facts)
-        elif isinstance(node, ast.ClassDef):
-            return
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            self._assignment(node, scope, facts)
-        else:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self._expr(child, scope, facts)
-
-    def _heads(self, node: ast.stmt, scope: Scope, facts: Facts) -> None:
-        """What a loop or ``with`` evaluates before its body: ``for x in it``, ``with c as x``."""
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            self._expr(node.iter, scope, facts)
-            self._target(node.target, scope, facts)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                self._expr(item.context_expr, scope, facts)
-                if item.optional_vars is not None:
-                    self._target(item.optional_vars, scope, facts)
-
-    def _assignment(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign, scope: Scope, facts: Facts) -> None:
-        if isinstance(node, ast.Assign):
-            self._expr(node.value, scope, facts)
-            for target in node.targets:
-                self._target(target, scope, facts, node.value)
-            self.dicts.assigned(node.targets, node.value, scope, facts)
-        elif isinstance(node, ast.AnnAssign):
-            if node.value is not None:
-                self._expr(node.value, scope, facts)
-                self.dicts.assigned([node.target], node.value, scope, facts)
-            self._target(node.target, scope, facts)
-        else:
-            self._expr(node.value, scope, facts)
-            self._target(node.target, scope, facts)
-
-    def _target(self, target: ast.expr, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
-        """``value``: what is assigned to ``target`` itself (``d["k"] = value``), when known."""
-        if isinstance(target, ast.Attribute):
-            held = receiver(target.value, scope)
-            if held is not None:
-                self._use(target.attr, held, "write", target, scope, facts)
-            self._expr(target.value, scope, facts)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self._target(element, scope, facts)
-        elif isinstance(target, ast.Starred):
-            self._target(target.value, scope, facts)
-        elif isinstance(target, ast.Subscript):
-            self._expr(target.value, scope, facts)
-            self._expr(target.slice, scope, facts)
-            key = string(target.slice)
-            if isinstance(target.value, ast.Name) and key is not None:
-                self.dicts.add(scope, target.value.id, key, facts, value)
-
-    # ---------------------------------------------------------------- expressions
-
-    def _expr(self, node: ast.expr, scope: Scope, facts: Facts) -> None:
-        if isinstance(node, ast.BoolOp):
-            current = facts
-            for value in node.values:
-                self._expr(value, scope, current)
-                current = current + self.conditions.facts_of(value, isinstance(node.op, ast.And), scope)
-        elif isinstance(node, ast.IfExp):
-            self._expr(node.test, scope, facts)
-            self._expr(node.body, scope, facts + self.conditions.facts_of(node.test, True, scope))
-            self._expr(node.orelse, scope, facts + self.conditions.facts_of(node.test, False, scope))
-        elif isinstance(node, ast.Call):
-            self._call(node, scope, facts)
-        elif isinstance(node, ast.Attribute):
-            held = receiver(node.value, scope)
-            if held is not None:
-                self._use(node.attr, held, "read", node, scope, facts)
-            self._expr(node.value, scope, facts)
-        elif isinstance(node, ast.Lambda):
-            self._expr(node.body, scope, facts)
-        else:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self._expr(child, scope, facts)
-                elif isinstance(child, ast.comprehension):
-                    self._expr(child.iter, scope, facts)
-                    for condition in child.ifs:
-                        self._expr(condition, scope, facts)
-                elif isinstance(child, ast.keyword):
-                    self._expr(child.value, scope, facts)
-
-    def _call(self, node: ast.Call, scope: Scope, facts: Facts) -> None:
-        func = node.func
-        handled_func = False
-        if isinstance(func, ast.Name) and func.id in _REFLECTION and len(node.args) >= 2:
-            self._reflective_use(node, func.id, scope, facts)
-        elif isinstance(func, ast.Attribute):
-            handled_func = self._member_call(node, func, scope, facts)
-        self.dicts.updated(node, scope, facts)
-        if not handled_func:
-            self._expr(func, scope, facts)
-        for argument in node.args:
-            self._expr(argument, scope, facts)
-        for keyword in node.keywords:
-            self._expr(keyword.value, scope, facts)
-        self._maybe_record_call(node, scope, facts)
-        self.follower.follow(node, scope, facts)
-
-    def _reflective_use(self, node: ast.Call, builtin: str, scope: Scope, facts: Facts) -> None:
-        """``getattr`` / ``hasattr`` / ``setattr`` on a receiver: a use of each name it can be given."""
-        held = receiver(node.args[0], scope)
-        if held is None:
-            return
-        via: Via
-        if builtin == "hasattr":
-            via = "hasattr"
-        elif builtin == "setattr":
-            via = "setattr"
-        else:
-            via = "getattr-default" if len(node.args) >= 3 else "getattr"
-        kind: UseKind = "write" if via == "setattr" else "read"
-        for member in names_of(node.args[1], scope):
-            self._use(member, held, kind, node, scope, facts, via=via)
-            if via != "setattr":
-                self.lookups.append(Lookup(node, scope, facts, held, member, via))
-
-    def _member_call(self, node: ast.Call, func: ast.Attribute, scope: Scope, facts: Facts) -> bool:
-        """A member called on a receiver: a use with the call's shape. Whether it was one."""
-        held = receiver(func.value, scope)
-        if held is None:
-            return False
-        positional, keywords, conditional = self.dicts.call_shape(node, scope, facts)
-        never = tuple(k for k in self.dicts.never_none(node, scope) if k in (*keywords, *conditional))
-        self._use(
-            func.attr, held, "call", func, scope, facts,
-            positional=positional, keywords=keywords, conditional=conditional, never_none=never,
-        )
-        self._expr(func.value, scope, facts)
-        return True
-
-    def _use(
+    def use(
         self,
         member: str,
         held: str,
@@ -293,6 +135,7 @@ class Walker:
         conditional: tuple[str, ...] = (),
         never_none: tuple[str, ...] = (),
     ) -> None:
+        """Record a use of ``member`` on the receiver ``held`` at ``node``, where ``facts`` hold."""
         self.raw.append(
             Raw(
                 member=member,
@@ -310,12 +153,11 @@ class Walker:
             )
         )
 
-    # ---------------------------------------------------------------- the calls a reader wants
-
-    def _maybe_record_call(self, call: ast.Call, scope: Scope, facts: Facts) -> None:
+    def record_call(self, call: ast.Call, scope: Scope, facts: Facts) -> None:
+        """Record ``call`` in :attr:`calls` or :attr:`registry_calls` when a reader wants it (see :meth:`want`)."""
         func = call.func
         if isinstance(func, ast.Attribute):
-            self._maybe_record_registry_call(call, func, scope, facts)
+            self._record_registry_call(call, func, scope, facts)
             return
         if not isinstance(func, ast.Name) or not self._wanted(func.id, scope):
             return
@@ -332,7 +174,7 @@ class Walker:
                 return True
         return False
 
-    def _maybe_record_registry_call(self, call: ast.Call, func: ast.Attribute, scope: Scope, facts: Facts) -> None:
+    def _record_registry_call(self, call: ast.Call, func: ast.Attribute, scope: Scope, facts: Facts) -> None:
         """``self.draft_worker = self.spec_algorithm.create_draft_worker(**kwargs)``:
         a registry method (see :func:`~spec_protocols.gate._contract._extract._constructor_calls.registry_methods`)
         of the algorithm object whose result becomes the scheduler's spec worker. Its keywords are those
@@ -362,3 +204,272 @@ def _assigned_to_worker_field(call: ast.Call, scope: Scope) -> bool:
     """Whether ``call``'s result is assigned to the scheduler's spec worker (``self.draft_worker = call``)."""
     assignment = assignment_of(scope.func, call) if scope.func is not None else None
     return assignment is not None and any(isinstance(t, ast.Attribute) and receiver(t, scope) == SPEC for t in assignment.targets)
+
+
+# -- statements: each is walked where ``facts`` hold, and tells what holds after it ------------
+
+
+def _body(body: Sequence[ast.stmt], walker: Walker, scope: Scope, facts: Facts) -> None:
+    for statement in body:
+        facts = _statement(statement, walker, scope, facts)
+
+
+@functools.singledispatch
+def _statement(node: ast.stmt, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """Any other statement (``return``, ``del``, an expression): its expressions."""
+    _expressions(node, walker, scope, facts)
+    return facts
+
+
+def _expressions(node: ast.stmt, walker: Walker, scope: Scope, facts: Facts) -> None:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            _expr(child, walker, scope, facts)
+
+
+@_statement.register
+def _if(node: ast.If, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """Each branch where the test is true or false; after ``if not c: return`` (no ``else``), ``c`` holds."""
+    _branches(node, walker, scope, facts)
+    if not node.orelse and exits(node.body):
+        return facts + walker.conditions.facts_of(node.test, False, scope)
+    return facts
+
+
+@_statement.register
+def _while(node: ast.While, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    _branches(node, walker, scope, facts)
+    return facts
+
+
+def _branches(node: ast.If | ast.While, walker: Walker, scope: Scope, facts: Facts) -> None:
+    _expr(node.test, walker, scope, facts)
+    _body(node.body, walker, scope, facts + walker.conditions.facts_of(node.test, True, scope))
+    _body(node.orelse, walker, scope, facts + walker.conditions.facts_of(node.test, False, scope))
+
+
+@_statement.register
+def _assert(node: ast.Assert, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """Its expressions; after it, its test holds."""
+    _expressions(node, walker, scope, facts)
+    return facts + walker.conditions.facts_of(node.test, True, scope)
+
+
+@_statement.register
+def _match(node: ast.Match, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    _expr(node.subject, walker, scope, facts)
+    for case in node.cases:
+        if case.guard is not None:
+            _expr(case.guard, walker, scope, facts)
+        _body(case.body, walker, scope, facts)
+    return facts
+
+
+@_statement.register
+def _for(node: ast.For | ast.AsyncFor, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    _expr(node.iter, walker, scope, facts)
+    _target(node.target, walker, scope, facts)
+    _blocks(node, walker, scope, facts)
+    return facts
+
+
+@_statement.register
+def _with(node: ast.With | ast.AsyncWith, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    for item in node.items:
+        _expr(item.context_expr, walker, scope, facts)
+        if item.optional_vars is not None:
+            _target(item.optional_vars, walker, scope, facts)
+    _blocks(node, walker, scope, facts)
+    return facts
+
+
+@_statement.register
+def _try(node: ast.Try | ast.TryStar, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """Its blocks (not the handlers' exception types)."""
+    _blocks(node, walker, scope, facts)
+    return facts
+
+
+def _blocks(node: ast.stmt, walker: Walker, scope: Scope, facts: Facts) -> None:
+    for block in blocks(node):
+        _body(block, walker, scope, facts)
+
+
+@_statement.register
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """Its decorators, then its body as a scope of its own, where the enclosing facts hold."""
+    for decorator in node.decorator_list:
+        _expr(decorator, walker, scope, facts)
+    walker.dicts.forget(node)
+    _body(node.body, walker, scope.child(node), facts)
+    return facts
+
+
+@_statement.register
+def _class(node: ast.ClassDef, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """A class defined in the function: not walked."""
+    return facts
+
+
+@_statement.register
+def _assign(node: ast.Assign, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    _expr(node.value, walker, scope, facts)
+    for target in node.targets:
+        _target(target, walker, scope, facts, node.value)
+    walker.dicts.assigned(node.targets, node.value, scope, facts)
+    return facts
+
+
+@_statement.register
+def _annotated_assign(node: ast.AnnAssign, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    if node.value is not None:
+        _expr(node.value, walker, scope, facts)
+        walker.dicts.assigned([node.target], node.value, scope, facts)
+    _target(node.target, walker, scope, facts)
+    return facts
+
+
+@_statement.register
+def _augmented_assign(node: ast.AugAssign, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    _expr(node.value, walker, scope, facts)
+    _target(node.target, walker, scope, facts)
+    return facts
+
+
+# -- assignment targets -------------------------------------------------------------------
+
+
+@functools.singledispatch
+def _target(target: ast.expr, walker: Walker, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
+    """What an assignment to ``target`` writes; ``value``: what is assigned to
+    ``target`` itself (``d["k"] = value``), when known. A name writes no member."""
+
+
+@_target.register
+def _attribute_target(target: ast.Attribute, walker: Walker, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
+    held = receiver(target.value, scope)
+    if held is not None:
+        walker.use(target.attr, held, "write", target, scope, facts)
+    _expr(target.value, walker, scope, facts)
+
+
+@_target.register
+def _unpacked_target(target: ast.Tuple | ast.List, walker: Walker, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
+    for element in target.elts:
+        _target(element, walker, scope, facts)
+
+
+@_target.register
+def _starred_target(target: ast.Starred, walker: Walker, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
+    _target(target.value, walker, scope, facts)
+
+
+@_target.register
+def _subscript_target(target: ast.Subscript, walker: Walker, scope: Scope, facts: Facts, value: ast.expr | None = None) -> None:
+    """``d["k"] = value``: a key of a ``**kwargs`` dict."""
+    _expr(target.value, walker, scope, facts)
+    _expr(target.slice, walker, scope, facts)
+    key = string(target.slice)
+    if isinstance(target.value, ast.Name) and key is not None:
+        walker.dicts.add(scope, target.value.id, key, facts, value)
+
+
+# -- expressions --------------------------------------------------------------------------
+
+
+@functools.singledispatch
+def _expr(node: ast.expr, walker: Walker, scope: Scope, facts: Facts) -> None:
+    """Any other expression: its subexpressions, and of a comprehension its
+    iterables and conditions (its targets are locals)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            _expr(child, walker, scope, facts)
+        elif isinstance(child, ast.comprehension):
+            _expr(child.iter, walker, scope, facts)
+            for condition in child.ifs:
+                _expr(condition, walker, scope, facts)
+
+
+@_expr.register
+def _bool_op(node: ast.BoolOp, walker: Walker, scope: Scope, facts: Facts) -> None:
+    """Each operand where those before it hold (``and``) or do not (``or``)."""
+    current = facts
+    for value in node.values:
+        _expr(value, walker, scope, current)
+        current = current + walker.conditions.facts_of(value, isinstance(node.op, ast.And), scope)
+
+
+@_expr.register
+def _if_exp(node: ast.IfExp, walker: Walker, scope: Scope, facts: Facts) -> None:
+    _expr(node.test, walker, scope, facts)
+    _expr(node.body, walker, scope, facts + walker.conditions.facts_of(node.test, True, scope))
+    _expr(node.orelse, walker, scope, facts + walker.conditions.facts_of(node.test, False, scope))
+
+
+@_expr.register
+def _attribute(node: ast.Attribute, walker: Walker, scope: Scope, facts: Facts) -> None:
+    held = receiver(node.value, scope)
+    if held is not None:
+        walker.use(node.attr, held, "read", node, scope, facts)
+    _expr(node.value, walker, scope, facts)
+
+
+@_expr.register
+def _lambda(node: ast.Lambda, walker: Walker, scope: Scope, facts: Facts) -> None:
+    """Its body (not its defaults)."""
+    _expr(node.body, walker, scope, facts)
+
+
+@_expr.register
+def _call(node: ast.Call, walker: Walker, scope: Scope, facts: Facts) -> None:
+    """A use when it calls a member of a receiver or reflects on one; its
+    arguments; recorded when a reader wants it; followed into the callee."""
+    func = node.func
+    handled_func = False
+    if isinstance(func, ast.Name) and func.id in _REFLECTION and len(node.args) >= 2:
+        _reflective_use(node, func.id, walker, scope, facts)
+    elif isinstance(func, ast.Attribute):
+        handled_func = _member_call(node, func, walker, scope, facts)
+    walker.dicts.updated(node, scope, facts)
+    if not handled_func:
+        _expr(func, walker, scope, facts)
+    for argument in node.args:
+        _expr(argument, walker, scope, facts)
+    for keyword in node.keywords:
+        _expr(keyword.value, walker, scope, facts)
+    walker.record_call(node, scope, facts)
+    walker.follower.follow(node, scope, facts)
+
+
+def _reflective_use(node: ast.Call, builtin: str, walker: Walker, scope: Scope, facts: Facts) -> None:
+    """``getattr`` / ``hasattr`` / ``setattr`` on a receiver: a use of each name it can be given."""
+    held = receiver(node.args[0], scope)
+    if held is None:
+        return
+    via: Via
+    if builtin == "hasattr":
+        via = "hasattr"
+    elif builtin == "setattr":
+        via = "setattr"
+    else:
+        via = "getattr-default" if len(node.args) >= 3 else "getattr"
+    kind: UseKind = "write" if via == "setattr" else "read"
+    for member in names_of(node.args[1], scope):
+        walker.use(member, held, kind, node, scope, facts, via=via)
+        if via != "setattr":
+            walker.lookups.append(Lookup(node, scope, facts, held, member, via))
+
+
+def _member_call(node: ast.Call, func: ast.Attribute, walker: Walker, scope: Scope, facts: Facts) -> bool:
+    """A member called on a receiver: a use with the call's shape. Whether it was one."""
+    held = receiver(func.value, scope)
+    if held is None:
+        return False
+    positional, keywords, conditional = walker.dicts.call_shape(node, scope, facts)
+    never = tuple(k for k in walker.dicts.never_none(node, scope) if k in (*keywords, *conditional))
+    walker.use(
+        func.attr, held, "call", func, scope, facts,
+        positional=positional, keywords=keywords, conditional=conditional, never_none=never,
+    )
+    _expr(func.value, walker, scope, facts)
+    return True

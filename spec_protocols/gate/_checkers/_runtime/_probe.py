@@ -48,8 +48,8 @@ from spec_protocols._members import protocol_definitions, protocol_members
 from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
 from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._contract import CallShape
-from spec_protocols.gate._checkers._runtime_construction import construction_findings, factory_write_findings
-from spec_protocols.gate._checkers._probe_channel import (
+from spec_protocols.gate._checkers._runtime._construction import construction_findings, factory_write_findings
+from spec_protocols.gate._checkers._runtime._channel import (
     Checking,
     Importing,
     ProbeAnswer,
@@ -65,8 +65,8 @@ from spec_protocols.gate._checkers._probe_channel import (
     read_request,
     write_answer,
 )
-from spec_protocols.gate._checkers._runtime_scan import FOUND_AT_IMPORT_NOTE, classes_at_import, import_failure
-from spec_protocols.gate._checkers._stand_ins import dependence, native_failure, stand_in, stood_in
+from spec_protocols.gate._checkers._runtime._scan import FOUND_AT_IMPORT_NOTE, classes_at_import, import_failure
+from spec_protocols.gate._checkers._runtime._stand_ins import dependence, native_failure, stand_in, stood_in
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
 from spec_protocols.gate._signatures import describe_function

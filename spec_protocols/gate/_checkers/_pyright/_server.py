@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from spec_protocols.gate._checkers._process import Invocation, Reported
-from spec_protocols.gate._checkers._pyright import find_pyright, pyright_config
+from spec_protocols.gate._checkers._pyright._oneshot import find_pyright, pyright_config
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import in_installation
 from spec_protocols.gate._source import find_module_file
-from spec_protocols.gate._watch._lsp import LspClient, LspError
+from spec_protocols.gate._checkers._pyright._lsp import LspClient, LspError
 
 __all__ = ["PyrightServer"]
 

@@ -1,20 +1,14 @@
-"""Checker adapters whose checker stays warm between the watch mode's rounds.
+"""A static checker kept warm between the watch mode's rounds.
 
-A :class:`PersistentChecker` is a :class:`~spec_protocols.gate._checkers.Checker`
-like the one-shot adapter it stands for (same name, same version, so the
-verdict cache and the reports cannot tell them apart), handed to
-:func:`~spec_protocols.gate._pipeline.run_gate` in its place. Only the
-invocation differs: the harness the pipeline prepared (in a fresh folder
-each run) is copied into the session's own folder, whose paths stay the
-same from round to round, so that the daemon or language server
-(:mod:`._mypy_daemon`, :mod:`._pyright_server`) sees the same files change
-rather than new ones appear; its diagnostics are then read back and judged
-by the one-shot path's own functions (``harness_diagnostics``,
-``interpret``).
-
-When the warm checker fails (a daemon that crashes, a server that dies),
-the round falls back to the one-shot adapter, with a line on stderr: never
-a weaker check, only a slower one; the next round starts it again.
+A :class:`PersistentChecker` stands for the one-shot static checker it wraps
+(same name, same version, so neither the verdict cache nor a report can tell
+them apart); only the invocation differs. The harness the pipeline prepared
+(in a fresh folder each run) is copied into the session's own folder, whose
+paths stay the same from round to round, so that the checker's backend (its
+daemon or language server, from its own module) sees the same files change
+rather than new ones appear; the one-shot checker's own judgement reads what
+it said. When the backend fails, the round falls back to the one-shot run,
+with a line on stderr: never a weaker check, only a slower one.
 """
 
 from __future__ import annotations
@@ -22,19 +16,21 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from spec_protocols.gate._checkers import Checker
-from spec_protocols.gate._checkers._interpret import interpret
+from typing import TYPE_CHECKING
+
 from spec_protocols.gate._checkers._process import Invocation
-from spec_protocols.gate._checkers._static_checker import harness_diagnostics
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome, GateError
 
-__all__ = ["STOPPING", "Backend", "PersistentChecker"]
+if TYPE_CHECKING:
+    from spec_protocols.gate._checkers._dialect import Dialect
+
+__all__ = ["STOPPING", "Backend", "OneShot", "PersistentChecker"]
 
 #: Set when the watch is ending: a warm checker that fails then (its server
 #: was just stopped) raises, rather than falling back to a one-shot run.
@@ -46,6 +42,25 @@ class Backend(Protocol):
 
     def invoke(self, check_input: CheckInput, static: StaticInput) -> Invocation: ...
     def close(self) -> None: ...
+
+
+class OneShot(Protocol):
+    """The static checker a :class:`PersistentChecker` stands for: its identity, and its judgement of an invocation."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def dialect(self) -> Dialect: ...
+    @property
+    def pin(self) -> Callable[[Mapping[str, bool], str], str] | None: ...
+    def version(self) -> str: ...
+    def distributed(self) -> bool: ...
+    def run(self, check_input: CheckInput) -> CheckerOutcome: ...
+    def judge(self, check_input: CheckInput, invoke: Callable[[CheckInput, StaticInput], Invocation]) -> CheckerOutcome: ...
 
 
 def _rebased(static: StaticInput, workdir: Path) -> StaticInput:
@@ -63,10 +78,11 @@ def _rebased(static: StaticInput, workdir: Path) -> StaticInput:
 
 @dataclass
 class PersistentChecker:
-    """A static checker kept warm; one backend per group of targets."""
+    """A static checker kept warm; one backend per group of targets (none:
+    the checker has no warm form, and each round runs it one-shot)."""
 
-    one_shot: Checker
-    make_backend: Callable[[Path], Backend]
+    one_shot: OneShot
+    make_backend: Callable[[Path], Backend] | None
     #: The session's private folder; each group's work folder is below it.
     root: Path
     backends: dict[Path, Backend] = field(default_factory=dict[Path, Backend])
@@ -74,6 +90,22 @@ class PersistentChecker:
     @property
     def name(self) -> str:
         return self.one_shot.name
+
+    @property
+    def label(self) -> str:
+        return self.one_shot.label
+
+    @property
+    def rank(self) -> int:
+        return self.one_shot.rank
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.one_shot.dialect
+
+    @property
+    def pin(self) -> Callable[[Mapping[str, bool], str], str] | None:
+        return self.one_shot.pin
 
     @property
     def reads_harness(self) -> bool:
@@ -86,6 +118,12 @@ class PersistentChecker:
     def version(self) -> str:
         return self.one_shot.version()
 
+    def distributed(self) -> bool:
+        return self.one_shot.distributed()
+
+    def warm(self, root: Path) -> PersistentChecker:
+        return self
+
     def _workdir(self, check_input: CheckInput) -> Path:
         """The work folder of this input's group: targets checked apart (two
         files of one module name) are a group each, with a checker each."""
@@ -96,15 +134,15 @@ class PersistentChecker:
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         static = check_input.static
-        if static is None:
-            raise GateError(f"{self.name} needs the harness, and none was prepared")
+        if static is None or self.make_backend is None:
+            return self.one_shot.run(check_input)
         workdir = self._workdir(check_input)
         backend = self.backends.get(workdir)
         if backend is None:
             backend = self.backends[workdir] = self.make_backend(workdir)
-        rebased = _rebased(static, workdir)
+        rebased = replace(check_input, static=_rebased(static, workdir))
         try:
-            invocation = backend.invoke(check_input, rebased)
+            return self.one_shot.judge(rebased, backend.invoke)
         except (CheckerCrashed, GateError) as error:
             if STOPPING.is_set():
                 raise
@@ -116,8 +154,6 @@ class PersistentChecker:
                 flush=True,
             )
             return self.one_shot.run(check_input)
-        diagnostics = harness_diagnostics(invocation, rebased)
-        return interpret(self.name, rebased.harness, diagnostics, seconds=invocation.seconds, shadow=rebased.shadow)
 
     def close(self) -> None:
         backends, self.backends = list(self.backends.values()), {}

@@ -1,4 +1,4 @@
-"""The pyright adapter: configuration, invocation, and its ``--outputjson``.
+"""pyright run once: its dialect, its configuration, its invocation and its ``--outputjson``.
 
 pyright runs on the static view (see :mod:`spec_protocols.gate._harness._environment`)
 with the stub overlay as ``stubPath``, in ``standard`` mode, with pyright's
@@ -18,23 +18,54 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, cast
 
 from spec_protocols._releases import pin_constants
+from spec_protocols.gate._checkers._dialect import Dialect, Said
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
-from spec_protocols.gate._checkers._static_checker import StaticChecker
 from spec_protocols.gate._harness import CheckInput, StaticInput, static_view
-from spec_protocols.gate._model import CheckerName, GateError
+from spec_protocols.gate._model import GateError
 
-__all__ = ["PYRIGHT", "find_pyright", "invoke_pyright", "pyright_config"]
+__all__ = ["DIALECT", "find_pyright", "invoke", "invoke_pyright", "pin_settings", "pyright_config", "version"]
+
+#: What pyright's rules and words mean (see :class:`~spec_protocols.gate._checkers._dialect.Dialect`).
+#: pyright nests its reasons under a headline and names each member of a
+#: protocol it compares; mypy says it in one line.
+DIALECT = Dialect(
+    abstract=Said(frozenset({"reportAbstractUsage"}), re.compile("abstract class")),
+    missing=Said(frozenset({"reportAttributeAccessIssue"}), re.compile("Cannot access attribute")),
+    import_error=Said(
+        frozenset({"reportMissingImports", "reportMissingModuleSource"}),
+        re.compile(r"could not be resolved|is unknown import symbol|is not a known attribute of module"),
+    ),
+    override=Said(
+        frozenset({"reportIncompatibleMethodOverride", "reportIncompatibleVariableOverride"}),
+        re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name"),
+    ),
+    assignment=Said(frozenset({"reportAssignmentType"})),
+    no_attribute=re.compile(r'Cannot access attribute ".*" for class "(?P<owner>[\w.]+)\*?"'),
+    headlines=(
+        re.compile(r'^Type "(?P<read>.*)" is not assignable to (?:declared )?type ".*"$'),
+        re.compile(r'^Argument of type "(?P<read>.*)" cannot be assigned to parameter ".*" of type ".*" in function ".*"$'),
+    ),
+    protocol_wrapper=re.compile(r'^".*" is incompatible with protocol ".*"$'),
+    member_header=re.compile(r'^"(?P<member>\w+)" (?P<what>is not present|is an incompatible type|is invariant.*|is not a .*)$'),
+    site_builds=re.compile(r'Argument of type "(?P<built>.*?)"'),
+    # 'Cannot instantiate abstract class "W"', then a line per member ('"Base.a" is not implemented'), then 'and 5 more...'
+    abstract_names=re.compile(r'^"(?P<names>[^"]+)" is not implemented$'),
+    abstract_more=re.compile(r"^and (?P<more>\d+) more"),
+    line_silence=re.compile(r"#\s*(type:\s*ignore|pyright:\s*ignore)"),
+    directive=re.compile(r"#\s*(type:\s*ignore|pyright:)"),
+)
 
 
 def find_pyright() -> str:
@@ -92,7 +123,7 @@ def _first_error(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
+def invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
     """pyright on the harness (and the shadows of injection sites), with the run's configuration."""
     config_file = static.workdir / "pyrightconfig.json"
     config_file.write_text(json.dumps(_config(check_input, static), indent=2), encoding="utf-8")
@@ -128,6 +159,14 @@ def _config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
     return config
 
 
+def pin_settings(constants: Mapping[str, bool], style: str) -> str:
+    """pyright's settings that read the protocols' release constants as ``constants`` (``spec-protocols pin``)."""
+    if style == "pyproject":
+        define = ", ".join(f"{n} = {'true' if v else 'false'}" for n, v in constants.items())
+        return f"[tool.pyright]\ndefineConstant = {{ {define} }}\n"
+    return f'# pyrightconfig.json, at the top level:\n"defineConstant": {json.dumps(dict(constants))}\n'
+
+
 def pyright_config(check_input: CheckInput, static: StaticInput) -> dict[str, object]:
     """The ``pyrightconfig.json`` a run on ``check_input`` uses (the watch
     mode's language server reads the same one, so its verdicts are a one-shot run's)."""
@@ -135,18 +174,15 @@ def pyright_config(check_input: CheckInput, static: StaticInput) -> dict[str, ob
 
 
 @cache
-def _version() -> str:
+def version() -> tuple[str, bool]:
     # The pyright package on PyPI carries pyright's own version; when the
-    # executable comes from elsewhere on PATH, ask it.
+    # executable comes from elsewhere on PATH, ask it (no distribution decides it then).
     try:
-        return metadata.version("pyright")
+        return metadata.version("pyright"), True
     except metadata.PackageNotFoundError:
         pass
     try:
         proc = subprocess.run([find_pyright(), "--version"], capture_output=True, text=True, timeout=60, check=False)
     except (GateError, OSError, subprocess.TimeoutExpired):
-        return "not installed"
-    return proc.stdout.strip().removeprefix("pyright ") or "unknown"
-
-
-PYRIGHT = StaticChecker(CheckerName.PYRIGHT, _version, _invoke)
+        return "not installed", False
+    return proc.stdout.strip().removeprefix("pyright ") or "unknown", False

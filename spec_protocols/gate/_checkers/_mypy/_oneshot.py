@@ -1,4 +1,4 @@
-"""The mypy adapter: configuration, invocation, and its JSON output.
+"""mypy run once: its dialect, its configuration, its invocation and its JSON output.
 
 mypy is told to read from source exactly the modules that define the classes
 under check and their bases (``follow_imports = silent``: analysed, errors
@@ -17,22 +17,55 @@ the test suite and the benchmarks run mypy through it too.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 
 from spec_protocols._releases import pin_constants
+from spec_protocols.gate._checkers._dialect import Dialect, Said
 from spec_protocols.gate._checkers._process import Invocation, Reported, crash, run_command
-from spec_protocols.gate._checkers._static_checker import StaticChecker
-from spec_protocols.gate._harness import CheckInput, StaticInput, mypy_view
-from spec_protocols.gate._model import CheckerName, GateError
+from spec_protocols.gate._harness import SITE_FUNCTION, CheckInput, StaticInput, mypy_view
+from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import cache_dir
 
-__all__ = ["MYPY", "invoke_mypy", "mypy_config", "mypy_invocation"]
+__all__ = ["DIALECT", "invoke", "invoke_mypy", "mypy_config", "mypy_invocation", "pin_settings", "version"]
+
+#: What mypy's codes and words mean (see :class:`~spec_protocols.gate._checkers._dialect.Dialect`).
+DIALECT = Dialect(
+    abstract=Said(frozenset({"abstract"}), re.compile("abstract class")),
+    missing=Said(frozenset({"attr-defined"}), re.compile("has no attribute")),
+    import_error=Said(
+        frozenset({"import", "import-not-found", "import-untyped"}),
+        re.compile(r'Cannot find implementation or library stub|^Module ".*" has no attribute'),
+    ),
+    override=Said(
+        frozenset({"override"}),
+        re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name"),
+    ),
+    assignment=Said(frozenset({"assignment"})),
+    # A class decorator's application is reported at the class statement.
+    decorator_application=Said(frozenset({"type-var", "arg-type"})),
+    hygiene=Said(frozenset({"var-annotated", "annotation-unchecked"})),
+    no_attribute=re.compile(r'^(?:Item )?"(?P<owner>[\w.]+)"(?: of ".*")? has no attribute'),
+    headlines=(
+        re.compile(r'^Incompatible types in assignment \(expression has type "(?P<read>.*)", variable has type ".*"\)$'),
+        re.compile(r'^Argument 1 to ".*" has incompatible type "(?P<read>.*)"; expected ".*"$'),
+    ),
+    site_builds=re.compile(
+        rf'(?:Value of type variable "_W" of "{SITE_FUNCTION}_\d+" cannot be|Argument 1 to "{SITE_FUNCTION}_\d+" has '
+        r'incompatible type) "(?P<built>.*?)"'
+    ),
+    # 'Cannot instantiate abstract class "W" with abstract attributes "a", "b", ... and "g" (4 methods suppressed)'
+    abstract_names=re.compile(r"with abstract attributes? (?P<names>.*?)(?: \(\d+ methods? suppressed\))?$"),
+    abstract_more=re.compile(r"\((?P<more>\d+) methods? suppressed\)$"),
+    line_silence=re.compile(r"#\s*type:\s*ignore"),
+    directive=re.compile(r"#\s*(type:\s*ignore|mypy:)"),
+)
 
 
 def invoke_mypy(
@@ -155,6 +188,15 @@ def mypy_config(check_input: CheckInput, static: StaticInput) -> str:
     return _config(check_input, static)
 
 
+def pin_settings(constants: Mapping[str, bool], style: str) -> str:
+    """mypy's settings that read the protocols' release constants as ``constants`` (``spec-protocols pin``)."""
+    true = [n for n, v in constants.items() if v]
+    false = [n for n, v in constants.items() if not v]
+    if style == "pyproject":
+        return f"[tool.mypy]\nalways_true = {json.dumps(true)}\nalways_false = {json.dumps(false)}\n"
+    return f"# mypy.ini (or setup.cfg), in the [mypy] section:\nalways_true = {','.join(true)}\nalways_false = {','.join(false)}\n"
+
+
 def _pin_lines(pin: str | None) -> list[str]:
     """The protocols' release branches, evaluated for the release checked."""
     if pin is None:
@@ -166,7 +208,7 @@ def _pin_lines(pin: str | None) -> list[str]:
     ]
 
 
-def _invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
+def invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
     """mypy on the harness (and the shadows of injection sites), with the run's configuration."""
     config = static.workdir / "mypy.ini"
     config.write_text(_config(check_input, static), encoding="utf-8")
@@ -174,12 +216,9 @@ def _invoke(check_input: CheckInput, static: StaticInput) -> Invocation:
 
 
 @cache
-def _version() -> str:
+def version() -> tuple[str, bool]:
     # The gate runs `sys.executable -m mypy`: the mypy installed beside it.
     try:
-        return metadata.version("mypy")
+        return metadata.version("mypy"), True
     except metadata.PackageNotFoundError:
-        return "not installed"
-
-
-MYPY = StaticChecker(CheckerName.MYPY, _version, _invoke)
+        return "not installed", True

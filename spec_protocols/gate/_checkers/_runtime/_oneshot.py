@@ -1,6 +1,6 @@
 """The runtime checker: import the target, then verify_conformance on the classes.
 
-It runs in a subprocess (:mod:`spec_protocols.gate._checkers._runtime_probe`):
+It runs in a subprocess (:mod:`spec_protocols.gate._checkers._runtime._probe`):
 importing sglang's workers costs ~5-10 s and ~1 GB, the import runs the
 target's module-level code, and a crash or hang there must not take the gate
 with it. It is the only checker that executes target code; choose
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import cast
 from pathlib import Path
-from spec_protocols.gate._checkers._probe_channel import (
+from spec_protocols.gate._checkers._runtime._channel import (
     Checking,
     Importing,
     ProbeClass,
@@ -53,10 +53,10 @@ from spec_protocols.gate._checkers._probe_channel import (
 )
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput, built_by
+from spec_protocols.gate._checkers._registry import CheckerName
 from spec_protocols.gate._model import (
     Check,
     CheckerCrashed,
-    CheckerName,
     CheckerOutcome,
     ClassRole,
     DiscoveredClass,
@@ -66,10 +66,11 @@ from spec_protocols.gate._model import (
     Verdict,
 )
 from spec_protocols.gate._roles import registered_terms, role_policies
-
-__all__ = ["RUNTIME", "Launch", "RuntimeChecker", "run_runtime"]
+__all__ = ["LABEL", "NAME", "SITE_NOTE", "Launch", "RuntimeChecker", "run_runtime"]
 
 NAME = CheckerName.RUNTIME
+#: How a sentence names it.
+LABEL = "the runtime checker"
 
 #: The note of an injection site: the runtime checker has no class to import.
 SITE_NOTE = "an expression, not a class: the static checkers judge it where it is written"
@@ -79,7 +80,7 @@ SITE_NOTE = "an expression, not a class: the static checkers judge it where it i
 _STDERR_TAIL = 8192
 
 #: How a probe is started in place of a fresh ``python -m ..._runtime_probe``
-#: (the watch mode's pre-started process, ``gate._watch._warm_probe``): given
+#: (the watch mode's pre-started process, ``gate._checkers._runtime._warm``): given
 #: the request's bytes, the file its stderr must end up in and the seconds
 #: left, it returns the probe's exit status (``subprocess.TimeoutExpired``
 #: past them). Used for the first probe of a run only.
@@ -226,7 +227,7 @@ def _run_probes(
     with tempfile.TemporaryDirectory(prefix="spec-protocols-runtime-") as private:
         for attempt in range(len(items)):
             first = launch if attempt == 0 else None
-            run = _probe(pending, search_roots, Path(private), attempt, timeout, deadline, release, first)
+            run = _run_probe(pending, search_roots, Path(private), attempt, timeout, deadline, release, first)
             settled.update(run.settled)
             if run.finished:
                 break
@@ -234,7 +235,7 @@ def _run_probes(
             if died is None or run.failed:
                 # It failed on its own, or died before importing anything:
                 # the probe itself is broken, not the target.
-                raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output)
+                raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output, label=LABEL)
             deaths = True
             for item in pending:
                 if item.index in settled:
@@ -250,7 +251,7 @@ def _run_probes(
             if len(remaining) == len(pending):
                 # Nothing settled: the death cannot be pinned on a class (a
                 # thread of the target's, say). Probing again would repeat it.
-                raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output)
+                raise CheckerCrashed(NAME, _exit_words(run.returncode), run.crash_line, run.output, label=LABEL)
             pending = remaining
             if not pending:
                 break
@@ -265,7 +266,7 @@ def _skipped(item: ProbeClass, reason: str) -> tuple[ProbeResult, ...]:
     return tuple(ProbeResult(item.target, protocol, Verdict.SKIPPED, note=reason) for protocol in item.protocols)
 
 
-def _probe(
+def _run_probe(
     items: list[ProbeClass],
     search_roots: Sequence[Path],
     private: Path,
@@ -313,7 +314,7 @@ def _fresh_probe(request: ProbeRequest, stderr_file: Path, remaining: float) -> 
     # a pipe open long after the probe is gone, and nobody reads stdout.
     with stderr_file.open("wb") as stderr:
         return subprocess.run(
-            [sys.executable, "-m", "spec_protocols.gate._checkers._runtime_probe"],
+            [sys.executable, "-m", "spec_protocols.gate._checkers._runtime._probe"],
             input=request_text(request),
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -376,11 +377,20 @@ class RuntimeChecker:
     ``verify_conformance`` / ``validate_draft_worker_cls`` on its classes."""
 
     name = NAME
+    label = LABEL
+    #: Its messages carry no expected/got signatures: they lead after the static checkers'.
+    rank = 2
     reads_harness = False
     imports_target = True
+    dialect = None
+    pin = None
 
     def version(self) -> str:
         return _version()
+
+    def distributed(self) -> bool:
+        return True  # this package's own version, which the installed distributions list
+
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         return self.run_with(check_input, None)
@@ -416,5 +426,3 @@ def _version() -> str:
 
     return f"{__version__} (Python {platform.python_version()})"
 
-
-RUNTIME = RuntimeChecker()

@@ -1,6 +1,6 @@
 """The watch mode's runtime checker, warm: a probe process started before its round.
 
-A fresh runtime probe (:mod:`spec_protocols.gate._checkers._runtime_probe`)
+A fresh runtime probe (:mod:`spec_protocols.gate._checkers._runtime._probe`)
 spends most of its time importing sglang and torch, before the target's
 first line runs. Here the next round's probe is started as soon as the
 previous round begins (and when the watch starts): it imports the sglang
@@ -49,10 +49,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
-from spec_protocols.gate._checkers._runtime import RUNTIME, RuntimeChecker
+from spec_protocols.gate._checkers._runtime._oneshot import RuntimeChecker
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome
-from spec_protocols.gate._watch._persistent import STOPPING
+from spec_protocols.gate._checkers._persistent import STOPPING
 
 __all__ = ["PRELOAD", "WarmRuntime", "environment_changes"]
 
@@ -213,7 +213,7 @@ def _start(root: Path) -> _Process:
     folder = Path(tempfile.mkdtemp(prefix="runtime-", dir=root))
     with (folder / "stderr.txt").open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "spec_protocols.gate._watch._warm_probe", str(folder / "ready.json")],
+            [sys.executable, "-m", "spec_protocols.gate._checkers._runtime._warm", str(folder / "ready.json")],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -227,12 +227,28 @@ class WarmRuntime:
 
     #: The watch's private folder; each warm process has a folder below it.
     root: Path
-    one_shot: RuntimeChecker = RUNTIME
+    one_shot: RuntimeChecker
     next: _Process | None = field(default=None)
 
     @property
     def name(self) -> str:
         return self.one_shot.name
+
+    @property
+    def label(self) -> str:
+        return self.one_shot.label
+
+    @property
+    def rank(self) -> int:
+        return self.one_shot.rank
+
+    @property
+    def dialect(self) -> None:
+        return None
+
+    @property
+    def pin(self) -> None:
+        return None
 
     @property
     def reads_harness(self) -> bool:
@@ -244,6 +260,12 @@ class WarmRuntime:
 
     def version(self) -> str:
         return self.one_shot.version()
+
+    def distributed(self) -> bool:
+        return self.one_shot.distributed()
+
+    def warm(self, root: Path) -> WarmRuntime:
+        return self
 
     def prepare(self) -> None:
         """Start the next round's process, unless one waits or the watch is ending."""
@@ -326,7 +348,7 @@ def _target_files(check_input: CheckInput, roots: list[Path]) -> list[Path]:
 
 def main() -> None:
     """The warm process: import :data:`PRELOAD`, say so, then be the one-shot probe."""
-    from spec_protocols.gate._checkers import _runtime_probe
+    from spec_protocols.gate._checkers._runtime import _probe as _runtime_probe
 
     ready = Path(sys.argv[1])
     try:
