@@ -98,7 +98,13 @@ def choose_checkers(request: GateRequest) -> tuple[Checker, ...]:
     unknown = [name for name in names if name not in registry]
     if unknown:
         raise GateError(f"unknown checker {unknown[0]!r}; choose from {', '.join(registry)}")
-    chosen = [registry[name] for name in dict.fromkeys(names)]
+    chosen = _importing_allowed(request, [registry[name] for name in dict.fromkeys(names)])
+    order = {name: n for n, name in enumerate(CHECKERS)}
+    return tuple(sorted(chosen, key=lambda c: (order.get(c.name, len(order)), names.index(c.name))))
+
+
+def _importing_allowed(request: GateRequest, chosen: list[Checker]) -> list[Checker]:
+    """``chosen``, less what ``--no-import`` refuses (a :class:`GateError` where the request named it)."""
     if not request.allow_import:
         importing = [c for c in chosen if c.imports_target]
         if request.checkers is not None and importing:
@@ -106,8 +112,7 @@ def choose_checkers(request: GateRequest) -> tuple[Checker, ...]:
         chosen = [c for c in chosen if not c.imports_target]
     if not chosen:
         raise GateError("no checker chosen")
-    order = {name: n for n, name in enumerate(CHECKERS)}
-    return tuple(sorted(chosen, key=lambda c: (order.get(c.name, len(order)), names.index(c.name))))
+    return chosen
 
 
 def _defaults(registry: Mapping[str, Checker]) -> tuple[str, ...]:
@@ -202,6 +207,38 @@ class _Clock:
         return dict(self.timings)
 
 
+@dataclass(frozen=True)
+class _Against:
+    """The sglang a release's run checks against, read: its source (None:
+    none found, and why), the checkers that can judge it, its terms, the notes."""
+
+    source: SglangSource | None
+    missing: str | None
+    checkers: tuple[Checker, ...]
+    skipped: tuple[CheckerSkip, ...]
+    terms: ReleaseTerms
+    notes: tuple[str, ...]
+
+    @property
+    def extra_roots(self) -> list[Path]:
+        """The folders the checkers search first: this sglang, not whichever
+        they would find (unless it is an installed one in site-packages,
+        which they find anyway; adding it would make pyright read all of it)."""
+        source = self.source
+        return [source.root] if source is not None and not in_installation(source.root) else []
+
+
+def _against(chosen: Sequence[Checker], given: str | None, cache: StageCache) -> _Against:
+    """The contract stage: the sglang checked, its contract in the protocols' terms."""
+    source, missing = _sglang_to_check(given)
+    notes = _source_notes(source, missing, given)
+    checkers, skipped = checkers_for_sglang(chosen, source, given)
+    notes += [messages.skip_note(skip) for skip in skipped]
+    terms = release_terms(cache.contract(source, lambda: extract_contract(source)) if source is not None else None)
+    notes.extend(terms.notes if missing is None else [messages.no_source_note(NEWEST, missing)])
+    return _Against(source, missing, checkers, skipped, terms, tuple(notes))
+
+
 @dataclass
 class _Release:
     """One release's run of a request."""
@@ -216,44 +253,43 @@ class _Release:
     def run(self) -> tuple[GateReport, ReadSet]:
         cache = open_cache(self.request.cache is not CachePolicy.OFF, cache_dir() / "verdicts")
         with self.clock.stage("contract", cache):
-            source, missing = _sglang_to_check(self.given)
-            notes = _source_notes(source, missing, self.given)
-            checkers, skipped = checkers_for_sglang(self.chosen, source, self.given)
-            notes += [messages.skip_note(skip) for skip in skipped]
-            terms = release_terms(cache.contract(source, lambda: extract_contract(source)) if source is not None else None)
-            notes.extend(terms.notes if missing is None else [messages.no_source_note(NEWEST, missing)])
-        # The checkers must read this sglang, not whichever they would find:
-        # searched first, unless it is an installed one in site-packages (which
-        # they find anyway; adding it would make pyright read all of it).
-        extra_roots = [source.root] if source is not None and not in_installation(source.root) else []
+            against = _against(self.chosen, self.given, cache)
+        roots = against.extra_roots
         # The embedded default is the installed sglang's workers, or --sglang's:
         # not those of a release fetched only because none is installed.
-        targets = list(self.request.targets) or _default_targets(extra_roots if self.given is not None else [])
-        groups = _Groups(checkers, self.request.timeout, terms, extra_roots[0] if extra_roots else None, cache, self.clock)
-        for group in _groups([resolve_target(t, extra_roots) for t in targets]):
-            notes.extend(groups.check(group, extra_roots))
-        results = groups.results if missing is None else [_without_source(result) for result in groups.results]
-        runtime_note = _importing_skipped_everything(groups.importing_outcomes, groups.site_checks)
-        if runtime_note is not None:
-            notes.append(runtime_note)
+        targets = list(self.request.targets) or _default_targets(roots if self.given is not None else [])
+        groups = _Groups(against.checkers, self.request.timeout, against.terms, roots[0] if roots else None, cache, self.clock)
+        notes = list(against.notes)
+        for group in _groups([resolve_target(t, roots) for t in targets]):
+            notes.extend(groups.check(group, roots))
         if cache.enabled:
             self.clock.timings["cache"] = cache.seconds
-        report = GateReport(
-            tuple(sorted(results, key=lambda r: r.check)),
-            tuple(c.name for c in checkers),
-            self.clock.timings,
-            tuple(dict.fromkeys(notes)),
-            {c.name: c.version() for c in checkers},
-            SglangChecked(source.release, source.origin, str(source.root), terms.pin) if source is not None else None,
-            tuple(targets),
-            reused=tuple(c.name for c in checkers if c.name in groups.reused),
-            skipped=skipped,
-            lead=tuple(c.name for c in sorted(checkers, key=lambda c: (c.rank, c.name))),
-        )
-        if missing is None and self.key is not None and all(c.distributed() for c in self.chosen):
+        report = _report(against, groups, targets, notes, self.clock.timings)
+        if against.missing is None and self.key is not None and all(c.distributed() for c in self.chosen):
             cache.remember(self.key, report)
-        read = _read_set(groups.read, source.root if source is not None else None)
+        read = _read_set(groups.read, against.source.root if against.source is not None else None)
         return replace(report, timings=self.clock.finished()), read
+
+
+def _report(against: _Against, groups: _Groups, targets: Sequence[str], notes: list[str], timings: Mapping[str, float]) -> GateReport:
+    """One release's report: its results in order, its notes once each, what it checked against."""
+    source, checkers = against.source, against.checkers
+    results = groups.results if against.missing is None else [_without_source(result) for result in groups.results]
+    importing_note = _importing_skipped_everything(groups.importing_outcomes, groups.site_checks)
+    if importing_note is not None:
+        notes.append(importing_note)
+    return GateReport(
+        tuple(sorted(results, key=lambda r: r.check)),
+        tuple(c.name for c in checkers),
+        timings,
+        tuple(dict.fromkeys(notes)),
+        {c.name: c.version() for c in checkers},
+        SglangChecked(source.release, source.origin, str(source.root), against.terms.pin) if source is not None else None,
+        tuple(targets),
+        reused=tuple(c.name for c in checkers if c.name in groups.reused),
+        skipped=against.skipped,
+        lead=tuple(c.name for c in sorted(checkers, key=lambda c: (c.rank, c.name))),
+    )
 
 
 def _sglang_to_check(given: str | None) -> tuple[SglangSource | None, str | None]:
@@ -344,11 +380,12 @@ class _Groups:
         self.read.append((group, found, extra_roots))
         importers = [name for name in default_names() if CHECKERS[name].imports_target]
         require_importing(found, importing=any(c.imports_target for c in self.chosen), importers=importers)
-        notes = list(found.notes)
-        injected = found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)
-        if self.terms.draft_factory_keywords is None and injected:
-            notes.append(messages.no_draft_factory_note(self.terms.release, OLDEST))
         outcomes, reused = _run_checkers(found, self.chosen, self.timeout, self.terms, self.sglang_root, self.cache)
+        self._record(found, outcomes, reused)
+        return [*found.notes, *_draft_factory_notes(found, self.terms)]
+
+    def _record(self, found: Discovery, outcomes: Sequence[CheckerOutcome], reused: frozenset[str]) -> None:
+        """One group's outcomes: timed, combined into results, its sites and importing outcomes kept."""
         importing = {c.name for c in self.chosen if c.imports_target}
         for outcome in outcomes:
             self.clock.checker(outcome, outcome.checker in reused)
@@ -359,7 +396,12 @@ class _Groups:
         checks = sorted({check for o in outcomes for check in o.verdicts})
         require_found(found, len(checks))
         self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self.seen))
-        return notes
+
+
+def _draft_factory_notes(found: Discovery, terms: ReleaseTerms) -> list[str]:
+    """A release without ``draft_worker_cls``, where the group injects draft classes."""
+    injected = found.sites or any(ClassRole.INJECTED in c.roles for c in found.classes)
+    return [messages.no_draft_factory_note(terms.release, OLDEST)] if terms.draft_factory_keywords is None and injected else []
 
 
 def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass], seen: dict[str, Path]) -> list[Result]:
@@ -394,24 +436,28 @@ def _read_set(groups: Sequence[tuple[Sequence[ResolvedTarget], Discovery, Sequen
     library), and the sglang tree checked against (listed now and then)."""
     files: set[Path] = set()
     folders: set[Path] = set()
-    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
     for targets, found, extra_roots in groups:
         for target in targets:
-            for file in target.modules.values():
-                files.add(file)
-                if file.name == "__init__.py":
-                    folders.add(file.parent)
-            spec = Path(target.spec)
-            if spec.is_dir():
-                folders.add(spec.resolve())
-        path = search_path([*extra_roots, *found.search_roots])
-        located = [find_module_file(name, path) for name in sorted(found.imported_modules)]
-        for file in [*found.source_modules.values(), *(f for f in located if f is not None)]:
-            if not in_installation(file) and not file.resolve().is_relative_to(stdlib):
-                files.add(file)
+            files.update(target.modules.values())
+            folders.update(f.parent for f in target.modules.values() if f.name == "__init__.py")
+            if Path(target.spec).is_dir():
+                folders.add(Path(target.spec).resolve())
+        files.update(_local_modules(found, extra_roots))
     slow = frozenset({sglang_root / "sglang"}) if sglang_root is not None else frozenset[Path]()
     local = {f for f in files if not (sglang_root is not None and f.resolve().is_relative_to(sglang_root / "sglang"))}
     return ReadSet(frozenset(local), frozenset(folders), slow)
+
+
+def _local_modules(found: Discovery, extra_roots: Sequence[Path]) -> set[Path]:
+    """The files of the modules a discovery read or saw imported, outside site-packages and the standard library."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    path = search_path([*extra_roots, *found.search_roots])
+    located = [find_module_file(name, path) for name in sorted(found.imported_modules)]
+    return {
+        file
+        for file in [*found.source_modules.values(), *(f for f in located if f is not None)]
+        if not in_installation(file) and not file.resolve().is_relative_to(stdlib)
+    }
 
 
 def keep_crash(crashed: CheckerCrashed, check_input: CheckInput) -> Path:
@@ -441,23 +487,25 @@ def _run_checkers(
     """Every chosen checker on one discovery, in parallel, except those whose
     verdicts the cache holds; outcomes in report order, and the names reused."""
     adapters = list(chosen)
-    dialects = [a.dialect for a in adapters if a.reads_harness and a.dialect is not None]
     static = any(a.reads_harness for a in adapters)
-    directives = tuple(d.directive for d in dialects)
+    # What each static checker takes as addressed to it is blanked in the shadows of injection sites.
+    directives = tuple(a.dialect.directive for a in adapters if a.reads_harness and a.dialect is not None)
     with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root, directives=directives) as check_input:
         lookup = cache.look_up(adapters, check_input)
-        reused = lookup.hits
-        to_run = [adapter for adapter in adapters if adapter.name not in reused]
-        with ThreadPoolExecutor(max_workers=max(1, len(to_run))) as pool:
-            futures = {adapter.name: pool.submit(adapter.run, check_input) for adapter in to_run}
-            try:
-                ran = {name: future.result() for name, future in futures.items()}
-            except CheckerCrashed as crashed:
-                others = tuple(a.name for a in adapters if a.name != crashed.checker)
-                raise crashed.keeping(str(keep_crash(crashed, check_input)), others) from None
+        ran = _in_parallel([a for a in adapters if a.name not in lookup.hits], adapters, check_input)
     for outcome in ran.values():
         cache.store(lookup, outcome)
-    outcomes = [reused[a.name] if a.name in reused else ran[a.name] for a in adapters]
+    outcomes = [lookup.hits[a.name] if a.name in lookup.hits else ran[a.name] for a in adapters]
     stamped = [replace(outcome, version=adapter.version()) for adapter, outcome in zip(adapters, outcomes, strict=True)]
-    return stamped, frozenset(reused)
+    return stamped, frozenset(lookup.hits)
 
+
+def _in_parallel(to_run: Sequence[Checker], every: Sequence[Checker], check_input: CheckInput) -> dict[str, CheckerOutcome]:
+    """Each of ``to_run`` on ``check_input``, at once; a crash keeps the run's folder and names the others."""
+    with ThreadPoolExecutor(max_workers=max(1, len(to_run))) as pool:
+        futures = {checker.name: pool.submit(checker.run, check_input) for checker in to_run}
+        try:
+            return {name: future.result() for name, future in futures.items()}
+        except CheckerCrashed as crashed:
+            others = tuple(c.name for c in every if c.name != crashed.checker)
+            raise crashed.keeping(str(keep_crash(crashed, check_input)), others) from None

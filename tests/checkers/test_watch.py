@@ -130,6 +130,7 @@ def one_shot(env: dict[str, str], target: Path, *args: str) -> dict[str, Any]:
         check=False,
     )
     assert proc.returncode in (0, 1), proc.stderr
+    assert proc.stdout.strip(), proc.stderr
     report: dict[str, Any] = json.loads(proc.stdout)
     return report
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from spec_protocols.gate._findings import BodyDiagnostics, ClassDiagnostic
 from spec_protocols.gate._checkers import dialect_of
 from spec_protocols.gate._checkers._class_diagnostics import class_findings
 from spec_protocols.gate._checkers._interpret import Diagnostic, interpret
@@ -154,11 +155,11 @@ def test_what_counts_at_the_class_lines(source: Path) -> None:
         _diag(source, HELPER_BODY, "Incompatible types in assignment", "assignment"),
     ]
     found, notes = class_findings("mypy", dialect_of("mypy"), regions, diagnostics)
-    assert [(f.wrong, f.member, f.line) for f in found] == [
-        (Wrong.CLASS_DIAGNOSTIC, "__init__", INIT_BODY),
-        (Wrong.CLASS_DIAGNOSTIC, None, CLASS_LINE),
+    assert [(type(f), f.member, f.line) for f in found] == [
+        (ClassDiagnostic, "__init__", INIT_BODY),
+        (ClassDiagnostic, None, CLASS_LINE),
     ]
-    assert [(n.wrong, n.detail) for n in notes] == [(Wrong.BODY_DIAGNOSTICS, "2")]
+    assert notes == [BodyDiagnostics("mypy", 2)]
     # pyright's words for what is not the class's: an override, an assignment to a base's name.
     pyright = [
         _diag(source, CLASS_LINE, '"limit" incorrectly overrides property of same name', "reportIncompatibleMethodOverride"),
@@ -262,12 +263,12 @@ def test_an_attribute_another_class_lacks_is_only_counted(source: Path) -> None:
         _diag(source, INIT_BODY, '"Worker" has no attribute "draft_runner"', "attr-defined"),
     ]
     found, notes = class_findings("mypy", dialect_of("mypy"), regions, diagnostics, "Worker")
-    assert [f.reasons for f in found] == [('"Worker" has no attribute "draft_runner"',)]
-    assert [n.detail for n in notes] == ["1"]
+    assert [f.lines for f in found] == [('"Worker" has no attribute "draft_runner"',)]
+    assert [n.count for n in notes] == [1]
     pyright = [
         _diag(source, INIT_BODY, 'Cannot access attribute "attn_backend" for class "ModelRunner"', "reportAttributeAccessIssue"),
         _diag(source, INIT_BODY, 'Cannot access attribute "draft_runner" for class "Worker*"', "reportAttributeAccessIssue"),
     ]
     found, notes = class_findings("pyright", dialect_of("pyright"), regions, pyright, "Worker")
-    assert [f.reasons for f in found] == [('Cannot access attribute "draft_runner" for class "Worker*"',)]
-    assert [n.detail for n in notes] == ["1"]
+    assert [f.lines for f in found] == [('Cannot access attribute "draft_runner" for class "Worker*"',)]
+    assert [n.count for n in notes] == [1]

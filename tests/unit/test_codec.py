@@ -23,7 +23,7 @@ from spec_protocols.gate._checkers._runtime._channel import (
     ProbeAnswer,
     ProbeClass,
     ProbeFailed,
-    ProbeProblem,
+    RuntimeFinding,
     ProbeRelease,
     ProbeRequest,
     ProbeResult,
@@ -232,7 +232,7 @@ def test_a_request_reads_back_as_sent() -> None:
 
 
 def test_progress_records_are_told_apart_and_a_cut_line_is_skipped() -> None:
-    result = ProbeResult("pkg.mod.Worker", "SpecWorker", Verdict.FAIL, (ProbeProblem("x", "[missing] x"),), None)
+    result = ProbeResult("pkg.mod.Worker", "SpecWorker", Verdict.FAIL, (RuntimeFinding("x", "verification", "x", "missing"),), None)
     records = [Importing("pkg.mod"), Checking(0, "pkg.mod.Worker"), Settled(0, (result,)), ProbeFailed("Bug: here")]
     text = b"".join(progress_line(r) for r in records).decode()
     assert read_progress(text) == records

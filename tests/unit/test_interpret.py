@@ -203,7 +203,7 @@ def test_an_abstract_class_names_each_member_to_write_with_the_signature_sglang_
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
     assert (problem.member, problem.line) == ("__init__", 3)
     assert problem.message == (
-        f"abstract class: sglang cannot instantiate Good; implement forward_batch_generation, tree_width; expected {FORWARD}"
+        f"abstract class: sglang cannot instantiate it; implement forward_batch_generation, tree_width; expected {FORWARD}"
     )
 
 
@@ -212,11 +212,11 @@ def test_an_abstract_class_says_how_many_members_the_checker_left_unnamed(harnes
     said = 'Cannot instantiate abstract class "Good" with abstract attributes "a", "b", ... and "g" (4 methods suppressed)'
     outcome = interpret("mypy", dialect_of("mypy"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract")])
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
-    assert problem.message == "abstract class: sglang cannot instantiate Good; implement a, b, g and 4 more"
+    assert problem.message == "abstract class: sglang cannot instantiate it; implement a, b, g and 4 more"
     said = "Cannot instantiate `Good` with 7 unimplemented abstract methods, including `a`, `b` and `c`"
     outcome = interpret("ty", dialect_of("ty"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract-class-instantiation")])
     (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
-    assert problem.message == "abstract class: sglang cannot instantiate Good; implement a, b, c and 4 more"
+    assert problem.message == "abstract class: sglang cannot instantiate it; implement a, b, c and 4 more"
 
 
 def test_only_abstract_errors_count_on_a_draft_workers_bare_call() -> None:

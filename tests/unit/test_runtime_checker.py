@@ -340,7 +340,7 @@ def test_an_abstract_class_sglang_would_instantiate_fails_naming_what_to_impleme
     assert messages(outcome, "abstract.Abstract") == [
         (
             "__init__",
-            "abstract class: sglang cannot instantiate Abstract; implement forward_batch_generation; expected "
+            "abstract class: sglang cannot instantiate it; implement forward_batch_generation; expected "
             "SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *, on_publish: PublishCallback | None = ...)"
             " -> GenerationBatchResult",
         )
@@ -405,7 +405,7 @@ def test_draft_worker_abstract_rules(tmp_path: Path) -> None:
     # may_be_abstract=False: an abstract draft worker fails.
     outcome = run(tmp_path, cls("drafts", "AbstractDraft", ClassRole.DRAFT_WORKER))
     assert messages(outcome, "drafts.AbstractDraft", "DraftWorker") == [
-        ("__init__", "abstract class: sglang cannot instantiate AbstractDraft; implement draft")
+        ("__init__", "abstract class: sglang cannot instantiate it; implement draft")
     ]
 
 

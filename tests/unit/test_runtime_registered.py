@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spec_protocols.gate._findings import message
 from spec_protocols import SpecWorkerBase
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
 from spec_protocols.gate._checkers._runtime._probe import _check
@@ -25,7 +26,7 @@ class Misspelled(SpecWorkerBase):
 
 
 def _forward(problems: list[Any]) -> list[str]:
-    return [p.message for p in problems if p.member == "forward_batch_generation"]
+    return [message(p) for p in problems if p.member == "forward_batch_generation"]
 
 
 def test_a_synchronous_registration_is_held_to_the_synchronous_call() -> None:
@@ -52,7 +53,7 @@ def test_a_hook_the_class_defines_is_held_to_sglangs_call_and_iteration() -> Non
         hook_calls={"SpecWorker": {"prepare_for_kv_cache_release": CallShape((1, 1), ())}},
         hook_iterated={"SpecWorker": ("spec_v2_attn_backends",)},
     )
-    problems = {p.member: p.message for p in _check(Hooks, "SpecWorker", False, release)[0]}
+    problems = {p.member: message(p) for p in _check(Hooks, "SpecWorker", False, release)[0]}
     assert "getattr and calls it" in problems["prepare_for_kv_cache_release"]
     assert "not iterable" in problems["spec_v2_attn_backends"]
     # A class that does not define a hook takes sglang's default: nothing to hold.

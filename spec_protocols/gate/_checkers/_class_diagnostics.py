@@ -30,7 +30,7 @@ from pathlib import Path
 from typing_extensions import Protocol
 
 from spec_protocols.gate._checkers._dialect import Dialect
-from spec_protocols.gate._findings import Finding, Wrong
+from spec_protocols.gate._findings import BodyDiagnostics, ClassDiagnostic, Finding, Wrong
 from spec_protocols.gate._harness import ClassRegions
 from spec_protocols.gate._model import DiscoveredClass
 
@@ -82,14 +82,14 @@ def _of_another_class(diag: Diagnostic, short: str | None, dialect: Dialect) -> 
 
 def class_findings(
     checker: str, dialect: Dialect, regions: ClassRegions | None, diagnostics: Sequence[Diagnostic], short: str | None = None
-) -> tuple[list[Finding], list[Finding]]:
+) -> tuple[list[ClassDiagnostic], list[BodyDiagnostics]]:
     """The findings at the class's own lines, and the note counting the
     errors inside its other member bodies (none: an empty list). ``short``:
     the class's own name; an attribute another class lacks (sglang's, read
     through stubs that may not list it) is counted in the note, not a finding."""
     if regions is None:
         return [], []
-    found: list[Finding] = []
+    found: list[ClassDiagnostic] = []
     in_bodies = 0
     for diag in diagnostics:
         if diag.file is None:
@@ -101,18 +101,8 @@ def class_findings(
         if kind == "body" or _of_another_class(diag, short, dialect):
             in_bodies += 1
             continue
-        found.append(
-            Finding(
-                Wrong.CLASS_DIAGNOSTIC,
-                checker,
-                member,
-                diag.line,
-                _lines_of(diag.message),
-                expected=diag.code,
-                detail=str(diag.file),
-            )
-        )
-    notes = [Finding(Wrong.BODY_DIAGNOSTICS, checker, detail=str(in_bodies))] if in_bodies else []
+        found.append(ClassDiagnostic(checker, member, diag.file, diag.line, _lines_of(diag.message), diag.code))
+    notes = [BodyDiagnostics(checker, in_bodies)] if in_bodies else []
     return found, notes
 
 

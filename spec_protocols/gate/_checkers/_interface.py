@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from typing_extensions import Protocol
 
@@ -13,13 +13,12 @@ if TYPE_CHECKING:
     from spec_protocols.gate._harness import CheckInput
     from spec_protocols.gate._model import CheckerOutcome
 
-__all__ = ["Checker", "WarmChecker"]
+__all__ = ["Checker", "Identity", "StandsFor", "WarmChecker"]
 
 
-class Checker(Protocol):
-    """A checker: what reports and ``--checker`` call it, how its messages
-    name it, what it needs and does, its version, and ``run``: verdicts for
-    every check and injection site of the input."""
+class Identity(Protocol):
+    """What reports, cache keys and messages read of a checker: its name, how
+    a sentence names it, what it needs and does, its version."""
 
     @property
     def name(self) -> str: ...
@@ -56,6 +55,11 @@ class Checker(Protocol):
         """Whether an installed distribution decides :meth:`version` (the run
         memo's key lists the distributions; a checker found elsewhere keeps no memo)."""
         ...
+
+
+class Checker(Identity, Protocol):
+    """A checker: its identity, and ``run``: verdicts for every check and injection site of the input."""
+
     def run(self, check_input: CheckInput) -> CheckerOutcome: ...
     def warm(self, root: Path) -> WarmChecker:
         """The checker as the watch mode runs it, round after round, its
@@ -67,3 +71,48 @@ class WarmChecker(Checker, Protocol):
     """A checker of the watch mode: it holds processes between rounds, which ``close`` ends."""
 
     def close(self) -> None: ...
+
+
+_I = TypeVar("_I", bound=Identity)
+
+
+class StandsFor(Generic[_I]):
+    """A warm checker's identity, its one-shot checker's (``self.one_shot``):
+    the same name, version and everything else a report or a cache key reads,
+    so that neither can tell the two apart."""
+
+    one_shot: _I
+
+    @property
+    def name(self) -> str:
+        return self.one_shot.name
+
+    @property
+    def label(self) -> str:
+        return self.one_shot.label
+
+    @property
+    def rank(self) -> int:
+        return self.one_shot.rank
+
+    @property
+    def dialect(self) -> Dialect | None:
+        return self.one_shot.dialect
+
+    @property
+    def pin(self) -> Callable[[Mapping[str, bool], str], str] | None:
+        return self.one_shot.pin
+
+    @property
+    def reads_harness(self) -> bool:
+        return self.one_shot.reads_harness
+
+    @property
+    def imports_target(self) -> bool:
+        return self.one_shot.imports_target
+
+    def version(self) -> str:
+        return self.one_shot.version()
+
+    def distributed(self) -> bool:
+        return self.one_shot.distributed()

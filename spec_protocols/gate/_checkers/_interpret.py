@@ -21,7 +21,7 @@ from spec_protocols.gate._checkers._class_diagnostics import class_findings, unm
 from spec_protocols.gate._checkers._dialect import Dialect
 from spec_protocols.gate._checkers._said import indented, plain, summary
 from spec_protocols.gate._checkers._said import reasons as said_reasons
-from spec_protocols.gate._findings import Finding, Got, Wrong, message
+from spec_protocols.gate._findings import BodyDiagnostics, ClassDiagnostic, Finding, Got, Wrong, message
 from spec_protocols.gate._harness import SITE_FUNCTION, ClassRegions, Harness, LineKind, LineTag, SiteShadow
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Problem, Verdict
 from spec_protocols.gate._roles import policy_for
@@ -53,8 +53,8 @@ class Judgement:
     (problems, blind spots), and the notes (never problems)."""
 
     verdict: Verdict
-    findings: tuple[Finding, ...] = ()
-    notes: tuple[Finding, ...] = ()
+    findings: tuple[Finding | ClassDiagnostic, ...] = ()
+    notes: tuple[Finding | BodyDiagnostics, ...] = ()
 
 
 def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
@@ -150,16 +150,15 @@ def _where(cls: DiscoveredClass | None, member: str | None) -> tuple[str | None,
     return str(cls.file), cls.line
 
 
-def _problem(finding: Finding, cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> Problem:
+def _problem(finding: Finding | ClassDiagnostic, cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> Problem:
     """``finding`` as a problem: worded, and located at the member's own
     definition (or the class; ``at``: an injection site)."""
+    if isinstance(finding, ClassDiagnostic):
+        # The checker's own error, where it stands in the plugin's source.
+        return Problem(finding.checker, finding.member, message(finding), str(finding.file), finding.line)
     file: str | None
     line: int | None
-    if finding.wrong is Wrong.CLASS_DIAGNOSTIC and finding.detail is not None and finding.line is not None:
-        # The checker's own error, where it stands in the plugin's source.
-        file, line = finding.detail, finding.line
-    else:
-        file, line = at if at is not None else _where(cls, None if finding.wrong in _AT_CLASS else finding.member)
+    file, line = at if at is not None else _where(cls, None if finding.wrong in _AT_CLASS else finding.member)
     text = message(finding)
     if finding.wrong in _PLAIN:
         text = plain(text)
@@ -167,7 +166,9 @@ def _problem(finding: Finding, cls: DiscoveredClass | None, at: tuple[str, int] 
     return Problem(finding.checker, finding.member, text, file, line, unverified=blind, unmodelled=finding.wrong is Wrong.UNMODELLED)
 
 
-def _problems(findings: Sequence[Finding], cls: DiscoveredClass | None, at: tuple[str, int] | None = None) -> tuple[Problem, ...]:
+def _problems(
+    findings: Sequence[Finding | ClassDiagnostic], cls: DiscoveredClass | None, at: tuple[str, int] | None = None
+) -> tuple[Problem, ...]:
     """Each finding as a problem, once: two lines may say the same thing."""
     seen: set[tuple[str | None, str]] = set()
     out: list[Problem] = []
@@ -179,7 +180,7 @@ def _problems(findings: Sequence[Finding], cls: DiscoveredClass | None, at: tupl
     return tuple(out)
 
 
-def _note(notes: Sequence[Finding]) -> str | None:
+def _note(notes: Sequence[Finding | BodyDiagnostics]) -> str | None:
     """The notes of a check, in one line, each once."""
     text: str | None = None
     for note in notes:
@@ -273,7 +274,7 @@ def _judge_classes(
     return judged
 
 
-def with_class_findings(judgement: Judgement, own: Sequence[Finding], counted: Sequence[Finding]) -> Judgement:
+def with_class_findings(judgement: Judgement, own: Sequence[ClassDiagnostic], counted: Sequence[BodyDiagnostics]) -> Judgement:
     """A check's judgement with what the checker says at the class's own lines
     (each a problem: the check fails) and its count of the rest (a note)."""
     verdict = Verdict.FAIL if own else judgement.verdict
@@ -438,7 +439,7 @@ class _CheckJudge:
             expected = "; expected ".join(self.expected[n] for n in names if n in self.expected) or None
             detail = f"{', '.join(names)}{unnamed}" if names else None
             self.found.append(
-                Finding(Wrong.ABSTRACT, self.checker, tag.member, line, said, expected=expected, subject=self.short, detail=detail)
+                Finding(Wrong.ABSTRACT, self.checker, tag.member, line, said, expected=expected, detail=detail)
             )
         else:
             self.constructor.append((line, diag))

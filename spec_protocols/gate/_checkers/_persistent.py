@@ -16,13 +16,14 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from typing import TYPE_CHECKING
 
+from spec_protocols.gate._checkers._interface import Identity, StandsFor
 from spec_protocols.gate._checkers._process import Invocation
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome, GateError
@@ -44,21 +45,11 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
-class OneShot(Protocol):
+class OneShot(Identity, Protocol):
     """The static checker a :class:`PersistentChecker` stands for: its identity, and its judgement of an invocation."""
 
     @property
-    def name(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def rank(self) -> int: ...
-    @property
     def dialect(self) -> Dialect: ...
-    @property
-    def pin(self) -> Callable[[Mapping[str, bool], str], str] | None: ...
-    def version(self) -> str: ...
-    def distributed(self) -> bool: ...
     def run(self, check_input: CheckInput) -> CheckerOutcome: ...
     def judge(self, check_input: CheckInput, invoke: Callable[[CheckInput, StaticInput], Invocation]) -> CheckerOutcome: ...
 
@@ -77,7 +68,7 @@ def _rebased(static: StaticInput, workdir: Path) -> StaticInput:
 
 
 @dataclass
-class PersistentChecker:
+class PersistentChecker(StandsFor[OneShot]):
     """A static checker kept warm; one backend per group of targets (none:
     the checker has no warm form, and each round runs it one-shot)."""
 
@@ -88,38 +79,8 @@ class PersistentChecker:
     backends: dict[Path, Backend] = field(default_factory=dict[Path, Backend])
 
     @property
-    def name(self) -> str:
-        return self.one_shot.name
-
-    @property
-    def label(self) -> str:
-        return self.one_shot.label
-
-    @property
-    def rank(self) -> int:
-        return self.one_shot.rank
-
-    @property
     def dialect(self) -> Dialect:
         return self.one_shot.dialect
-
-    @property
-    def pin(self) -> Callable[[Mapping[str, bool], str], str] | None:
-        return self.one_shot.pin
-
-    @property
-    def reads_harness(self) -> bool:
-        return True
-
-    @property
-    def imports_target(self) -> bool:
-        return False
-
-    def version(self) -> str:
-        return self.one_shot.version()
-
-    def distributed(self) -> bool:
-        return self.one_shot.distributed()
 
     def warm(self, root: Path) -> PersistentChecker:
         return self

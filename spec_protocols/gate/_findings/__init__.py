@@ -1,4 +1,4 @@
-"""What a static checker found, and how it is said: deciding apart from phrasing.
+"""What a checker found, and how it is said: deciding apart from phrasing.
 
 The verdict core (:mod:`spec_protocols.gate._checkers._interpret`) reads a
 checker's diagnostics on the harness and decides, per check, a verdict and
@@ -16,7 +16,26 @@ the reports for words.
 
 from __future__ import annotations
 
-from spec_protocols.gate._findings._values import Finding, Got, Wrong
+from spec_protocols.gate._findings._values import (
+    AnyFinding,
+    BodyDiagnostics,
+    ClassDiagnostic,
+    Finding,
+    Got,
+    RuntimeFinding,
+    Wrong,
+)
 from spec_protocols.gate._findings._words import compose, got_text, message
 
-__all__ = ["Finding", "Got", "Wrong", "compose", "got_text", "message"]
+__all__ = [
+    "AnyFinding",
+    "BodyDiagnostics",
+    "ClassDiagnostic",
+    "Finding",
+    "Got",
+    "RuntimeFinding",
+    "Wrong",
+    "compose",
+    "got_text",
+    "message",
+]

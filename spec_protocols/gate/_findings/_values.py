@@ -1,11 +1,22 @@
-"""What a static checker found, decided but not yet worded: plain frozen values, like the model."""
+"""What a checker found, decided but not yet worded: plain frozen values, like the model.
+
+One kind of finding per shape of fact, a small union (:data:`AnyFinding`):
+:class:`Finding` (what a static checker read on the harness: a member, its
+reasons, the expected and the got parts), :class:`ClassDiagnostic` (a
+checker's own error at a class's own line), :class:`BodyDiagnostics` (how
+many it reports elsewhere in the class's bodies), :class:`RuntimeFinding`
+(what the runtime checker found on the class as imported). Each is worded in
+:mod:`._words`, nowhere else.
+"""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
-__all__ = ["Finding", "Got", "Wrong"]
+__all__ = ["AnyFinding", "BodyDiagnostics", "ClassDiagnostic", "Finding", "Got", "RuntimeFinding", "Wrong"]
 
 
 class Wrong(enum.Enum):
@@ -53,12 +64,6 @@ class Wrong(enum.Enum):
     SITE_CALL = "site_call"
     #: What an injection site builds is Any to the checker.
     SITE_ANY = "site_any"
-    #: The checker's own error at the class's own lines (its statement, its
-    #: members' definitions, its constructor): the class's problem, at that line.
-    CLASS_DIAGNOSTIC = "class_diagnostic"
-    #: A note: how many errors the checker reports inside the class's other
-    #: member bodies (the author's own type-check, not a verdict).
-    BODY_DIAGNOSTICS = "body_diagnostics"
     #: A construct the checker cannot model (attrs' generated ``__init__``, a
     #: ``functools.cached_property``, a member only ``__getattr__`` gives an
     #: instance): its column is unverified, and another checker's pass decides.
@@ -101,3 +106,69 @@ class Finding:
     #: what a site builds, why a site cannot be checked, the abstract
     #: members an abstract class must implement.
     detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClassDiagnostic:
+    """The checker's own error at one of a class's own lines (its statement,
+    its members' definitions, its constructor): the class's problem, at that line."""
+
+    checker: str
+    #: The member whose lines hold it (``__init__`` for the constructor); None: the class statement.
+    member: str | None
+    #: Where it stands in the plugin's source.
+    file: Path
+    line: int
+    #: Its message, line by line, as the checker wrote it.
+    lines: tuple[str, ...]
+    #: The checker's error code, where it gives one.
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BodyDiagnostics:
+    """A note: how many errors the checker reports inside the class's other
+    member bodies (the author's own type-check, not a verdict)."""
+
+    checker: str
+    count: int
+
+
+#: What a runtime finding is: a problem the verification words
+#: (``verify_conformance``: its ``kind`` and words, met where ``context``
+#: says), one the construction reading or ``validate_draft_worker_cls`` words
+#: whole (``worded``), a note on the constructor's signature (``note``), an
+#: abstract class sglang builds (``abstract``; ``said``: the members), the
+#: constructor sglang calls and how (``call``; ``said``: the callee, its
+#: signature; ``passed``: the keywords), a hook found by name that is a
+#: method where sglang iterates it (``iterated_method``), a member the release
+#: calls that the class does not define (``presence``), an import that fails
+#: the class (``import``; ``said``: why).
+RuntimeKind = Literal["verification", "worded", "note", "abstract", "call", "iterated_method", "presence", "import"]
+#: Where sglang meets what a verification found: a protocol member on the
+#: instance, the constructor call, a hook found by name, a capability.
+RuntimeContext = Literal["member", "constructor", "hook", "capability"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeFinding:
+    """What the runtime checker found on the class as the import left it."""
+
+    member: str | None
+    kind: RuntimeKind
+    #: The fact's own text (see :data:`RuntimeKind`).
+    said: str = ""
+    #: The verification's category (``missing``, ``kind``, ``signature``...), for ``kind="verification"``.
+    category: str = ""
+    context: RuntimeContext = "member"
+    #: The capability protocol, for ``context="capability"``.
+    capability: str | None = None
+    #: The keywords sglang's call passes, for ``kind="call"``.
+    passed: str = ""
+    #: What sglang calls, for ``kind="abstract"``: the protocol's signature of
+    #: each abstract member that is one of its members (``; expected `` between two).
+    expected: str = ""
+
+
+#: Every kind of finding.
+AnyFinding = Finding | ClassDiagnostic | BodyDiagnostics | RuntimeFinding

@@ -14,8 +14,9 @@ leaving out what is unknown.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import singledispatch
 
-from spec_protocols.gate._findings._values import Finding, Got, Wrong
+from spec_protocols.gate._findings._values import AnyFinding, BodyDiagnostics, ClassDiagnostic, Finding, Got, RuntimeFinding, Wrong
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
 __all__ = ["compose", "got_text", "message"]
@@ -43,9 +44,63 @@ def got_text(got: Got | None) -> str | None:
     return f"no {got.member} ({got.owner} does not define one{bases})"
 
 
-def message(finding: Finding) -> str:
+def message(finding: AnyFinding) -> str:
     """The words of ``finding``: a problem's message, or a note."""
+    return _words(finding)
+
+
+@singledispatch
+def _words(finding: object) -> str:
+    raise TypeError(f"no words for {type(finding).__name__}")
+
+
+@_words.register
+def _(finding: Finding) -> str:
     return _PHRASES[finding.wrong](finding)
+
+
+@_words.register
+def _(f: ClassDiagnostic) -> str:
+    """The checker's own words at the class's own line, with its code."""
+    code = f" [{f.code}]" if f.code else ""
+    where = f"{f.member}" if f.member else "the class statement"
+    return f"{f.checker} reports at {where} (line {f.line}): {'; '.join(f.lines)}{code}"
+
+
+@_words.register
+def _(f: BodyDiagnostics) -> str:
+    errors = "error" if f.count == 1 else "errors"
+    return (
+        f"{f.checker} reports {f.count} {errors} inside this class's method bodies (or about an attribute "
+        "another class lacks): the author's own type-check, not a verdict"
+    )
+
+
+@_words.register
+def _(f: RuntimeFinding) -> str:
+    """The runtime checker's problem: the verification's words, tagged with its category and where sglang meets it."""
+    return _RUNTIME_PHRASES[f.kind](f)
+
+
+def _verification(f: RuntimeFinding) -> str:
+    where = {"member": "", "constructor": "constructor: ", "hook": "sglang finds it with getattr and calls it: "}
+    lead = f"{f.capability}: " if f.context == "capability" else where[f.context]
+    return f"[{f.category}] {lead}{f.said}"
+
+
+_RUNTIME_PHRASES: Mapping[str, Callable[[RuntimeFinding], str]] = {
+    "verification": _verification,
+    "worded": lambda f: f.said,
+    "import": lambda f: f.said,
+    "note": lambda f: f"({f.said})",
+    "abstract": lambda f: compose(f"abstract class: sglang cannot instantiate it; implement {f.said}", (), f.expected or None, None),
+    "call": lambda f: f"(the constructor is {f.said}; sglang calls it with {f.passed})",
+    "iterated_method": lambda f: (
+        "[kind] is a method, but sglang finds it with getattr and iterates it (a method is not iterable): make it "
+        "a property or an attribute"
+    ),
+    "presence": lambda f: "[missing] the sglang release checked calls it, and the class does not define it",
+}
 
 
 def _composed(lead: str) -> Callable[[Finding], str]:
@@ -68,7 +123,7 @@ def _abstract(f: Finding) -> str:
     if f.detail is None:
         first, *rest = f.reasons
         return f"{first}: {'; '.join(rest)}" if rest else first
-    lead = f"abstract class: sglang cannot instantiate {f.subject or 'it'}; implement {f.detail}"
+    lead = f"abstract class: sglang cannot instantiate it; implement {f.detail}"
     return compose(lead, (), f.expected, None)
 
 
@@ -92,22 +147,6 @@ def _draft_worker_any(f: Finding) -> str:
     return (
         f"{f.checker} sees this class's draft worker as Any ({where}), so what the BaseSpecWorker defaults it keeps "
         f"use of the draft worker (e.g. draft_runners) is not checked by {f.checker}: {fix}"
-    )
-
-
-def _class_diagnostic(f: Finding) -> str:
-    """The checker's own words at the class's own line, with its code."""
-    code = f" [{f.expected}]" if f.expected else ""
-    where = f"{f.member}" if f.member else "the class statement"
-    return f"{f.checker} reports at {where} (line {f.line}): {'; '.join(f.reasons)}{code}"
-
-
-def _body_diagnostics(f: Finding) -> str:
-    count = int(f.detail or 0)
-    errors = "error" if count == 1 else "errors"
-    return (
-        f"{f.checker} reports {count} {errors} inside this class's method bodies (or about an attribute "
-        "another class lacks): the author's own type-check, not a verdict"
     )
 
 
@@ -151,8 +190,6 @@ _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
         f'draft_worker_cls={f.subject} builds "{f.detail}", which is not a DraftWorker', f.reasons, None, None
     ),
     Wrong.SITE_CALL: lambda f: compose(f"build_draft_tp_worker's call of draft_worker_cls={f.subject} fails", f.reasons, None, None),
-    Wrong.CLASS_DIAGNOSTIC: _class_diagnostic,
-    Wrong.BODY_DIAGNOSTICS: _body_diagnostics,
     Wrong.UNMODELLED: _unmodelled,
     Wrong.SITE_ANY: lambda f: (
         f"{f.checker} sees {f.subject} (or what it builds) as Any, so what it builds cannot be verified; "

@@ -39,6 +39,7 @@ from pathlib import Path
 from spec_protocols.gate._codec import decode, encode, write_atomically
 from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._model import Verdict
+from spec_protocols.gate._findings import RuntimeFinding
 
 __all__ = [
     "Checking",
@@ -46,7 +47,6 @@ __all__ = [
     "ProbeAnswer",
     "ProbeClass",
     "ProbeFailed",
-    "ProbeProblem",
     "ProbeRelease",
     "ProbeRequest",
     "ProbeResult",
@@ -130,19 +130,13 @@ class ProbeRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeProblem:
-    member: str | None
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
 class ProbeResult:
     """One class against one protocol."""
 
     target: str
     protocol: str
     verdict: Verdict
-    problems: tuple[ProbeProblem, ...] = ()
+    problems: tuple[RuntimeFinding, ...] = ()
     note: str | None = None
 
 

@@ -54,6 +54,7 @@ from spec_protocols.gate._checkers._runtime._channel import (
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput, built_by
 from spec_protocols.gate._checkers._registry import CheckerName
+from spec_protocols.gate._findings import message
 from spec_protocols.gate._model import (
     Check,
     CheckerCrashed,
@@ -129,7 +130,7 @@ def run_runtime(
         for result in results:
             check = Check(result.target, result.protocol)
             verdicts[check] = result.verdict
-            problems[check] = tuple(Problem(NAME, p.member, p.message) for p in result.problems)
+            problems[check] = tuple(Problem(NAME, f.member, message(f)) for f in result.problems)
             if result.note:
                 notes[check] = result.note
     # A probe that died may not die next time (it was killed for memory, say):

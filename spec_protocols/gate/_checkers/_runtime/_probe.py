@@ -46,7 +46,7 @@ from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._members import protocol_definitions, protocol_members
 from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
-from spec_protocols._verify import abstract_members, describe_target, verify_call, verify_method_call
+from spec_protocols._verify import ConformanceProblem, abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._checkers._runtime._construction import construction_findings, factory_write_findings
 from spec_protocols.gate._checkers._runtime._channel import (
@@ -55,7 +55,6 @@ from spec_protocols.gate._checkers._runtime._channel import (
     ProbeAnswer,
     ProbeClass,
     ProbeFailed,
-    ProbeProblem,
     ProbeRelease,
     ProbeRequest,
     ProbeResult,
@@ -67,6 +66,8 @@ from spec_protocols.gate._checkers._runtime._channel import (
 )
 from spec_protocols.gate._checkers._runtime._scan import FOUND_AT_IMPORT_NOTE, classes_at_import, import_failure
 from spec_protocols.gate._checkers._runtime._stand_ins import dependence, native_failure, stand_in, stood_in
+from spec_protocols.gate._findings import RuntimeFinding
+from spec_protocols.gate._findings._values import RuntimeContext
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
 from spec_protocols.gate._signatures import describe_function
@@ -210,13 +211,14 @@ class _Progress:
         os.write(self._fd, progress_line(record))
 
 
-def _problem(member: str | None, message: str) -> ProbeProblem:
-    return ProbeProblem(member, message)
+def _verified(member: str | None, problem: ConformanceProblem, context: RuntimeContext = "member", capability: str | None = None) -> RuntimeFinding:
+    """A problem ``verify_conformance`` (or a call check) found, where sglang meets it."""
+    return RuntimeFinding(member, "verification", problem.message, problem.kind, context, capability)
 
 
 def _check(
     obj: object, protocol: str, may_be_abstract: bool, release: ProbeRelease | None = None, item: ProbeClass | None = None
-) -> tuple[list[ProbeProblem], str | None]:
+) -> tuple[list[RuntimeFinding], str | None]:
     """``(problems, note)`` for one class against one protocol, as the class's
     role asks (:mod:`spec_protocols.gate._roles`).
 
@@ -251,7 +253,7 @@ def _release_keywords(release: ProbeRelease, construction: Construction) -> Sequ
     return release.constructor_keywords if construction is Construction.SCHEDULER else release.factory_keywords
 
 
-def _construction_problems(obj: object, role: RolePolicy, release: ProbeRelease) -> list[ProbeProblem]:
+def _construction_problems(obj: object, role: RolePolicy, release: ProbeRelease) -> list[RuntimeFinding]:
     """A class held to its construction (injected as draft_worker_cls):
     build_draft_tp_worker instantiates it, so an abstract class is a problem
     whatever may_be_abstract says, and what it builds is judged on the
@@ -264,18 +266,18 @@ def _construction_problems(obj: object, role: RolePolicy, release: ProbeRelease)
     if draft_members is not None:
         keep = {*draft_members, *_own_members(construction.builds, ProtocolName.DRAFT_WORKER), "__init__", None}
         found = [p for p in found if p.member in keep]
-    problems = [_problem(p.member, p.message) for p in found]
+    problems = [RuntimeFinding(p.member, "worded", p.message) for p in found]
     if found and any(p.member == "__init__" for p in found):
         # The constructor's signature follows the problems, as in
         # validate_draft_worker_cls's message.
-        problems.extend(_problem("__init__", f"({note})") for note in notes)
+        problems.extend(RuntimeFinding("__init__", "note", note) for note in notes)
     if issubclass(type(obj), type):
         # Once bound, the call runs the constructor, and then
         # build_draft_tp_worker assigns members on what it built.
         cls = cast(type, obj)
         built = construction_findings(cls, (), "build_draft_tp_worker")
         built += factory_write_findings(cls, release.factory_writes)
-        problems.extend(_problem(f.member, f.message) for f in built)
+        problems.extend(RuntimeFinding(f.member, "worded", f.message) for f in built)
     return problems
 
 
@@ -299,7 +301,7 @@ def _building_problems(
     is_class: bool,
     bound: Sequence[str] = (),
     builder: object = _ABSENT,
-) -> tuple[list[ProbeProblem], str | None]:
+) -> tuple[list[RuntimeFinding], str | None]:
     """Whether sglang can build the class in ``role``: concrete (or an
     intentional base the role excuses, with a note), and a constructor that
     takes the call sglang makes (with ``bound``: the keywords a partial that
@@ -308,7 +310,7 @@ def _building_problems(
     if abstract and role.may_be_abstract(may_be_abstract):
         return [], ABSTRACT_BASE_NOTE
     if abstract:
-        return [_problem("__init__", _abstract_words(cast(type, obj), abstract, role.members))], None
+        return [RuntimeFinding("__init__", "abstract", ", ".join(abstract), expected=_expected(abstract, role.members))], None
     construction = role.construction
     if not is_class:
         return [], None
@@ -331,23 +333,20 @@ def _building_problems(
     if not ctor:
         return built, None
     passed = ", ".join(f"{k}=" for k in (keywords or construction.protocol_keywords()))
-    problems = [_problem("__init__", f"[{p.kind}] constructor: {p.message}") for p in ctor]
-    problems.append(
-        _problem("__init__", f"(the constructor is {describe_target(called)}{_signature_words(called)}; sglang calls it with {passed})")
-    )
+    problems = [_verified("__init__", p, "constructor") for p in ctor]
+    problems.append(RuntimeFinding("__init__", "call", f"{describe_target(called)}{_signature_words(called)}", passed=passed))
     return problems + built, None
 
 
-def _abstract_words(cls: type, abstract: Sequence[str], protocol: str | None) -> str:
-    """What an abstract class must implement, in the static checkers' words
-    (gate/_findings/_words.py): each member, and the protocol's signature of
-    each that is one of its members."""
+def _expected(members: Sequence[str], protocol: str | None) -> str:
+    """The protocol's signature of each of ``members`` that is one of its
+    members, as the harness writes it for the static checkers (the
+    "expected" half of a problem)."""
     written = {m.name: describe_function(protocol, m.node) for m in protocol_definitions(protocol)} if protocol else {}
-    text = f"abstract class: sglang cannot instantiate {cls.__name__}; implement {', '.join(abstract)}"
-    return "".join([text, *(f"; expected {written[name]}" for name in abstract if name in written)])
+    return "; expected ".join(written[name] for name in members if name in written)
 
 
-def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[ProbeProblem]:
+def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[RuntimeFinding]:
     """What raises once the constructor call is bound (a store of a read-only
     attribute), or later because a base constructor never ran, read from the
     class (:mod:`._runtime_construction`)."""
@@ -358,12 +357,12 @@ def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[
     else:
         site = "its spec worker"
     called = (*(release.members.get(role.members) or protocol_members(_PROTOCOLS[role.members])), *release.presence)
-    return [_problem(f.member, f.message) for f in construction_findings(cls, called, site)]
+    return [RuntimeFinding(f.member, "worded", f.message) for f in construction_findings(cls, called, site)]
 
 
 def _member_problems(
     obj: object, protocol: str, release: ProbeRelease, is_class: bool, calls: Mapping[str, tuple[CallShape, ...]]
-) -> list[ProbeProblem]:
+) -> list[RuntimeFinding]:
     """The protocol's members the release calls, in the protocol's order."""
     result = verify_conformance(obj, _PROTOCOLS[protocol])
     wanted = release.members.get(protocol)
@@ -383,24 +382,24 @@ def _member_problems(
                     cast(type, obj), name, positional=shape.positional, keywords=shape.keywords, optional_keywords=shape.optional_keywords
                 )
                 checked.extend(p for p in found if p not in checked)
-    return [_problem(p.member, f"[{p.kind}] {p.message}") for p in checked]
+    return [_verified(p.member, p) for p in checked]
 
 
-def _hook_problems(cls: type, protocol: str, release: ProbeRelease) -> list[ProbeProblem]:
+def _hook_problems(cls: type, protocol: str, release: ProbeRelease) -> list[RuntimeFinding]:
     """The hooks sglang finds with ``getattr(w, name, default)`` that the
     class defines itself (not sglang's own default): held to how sglang
     calls them (``prepare_for_kv_cache_release(req)``,
     batch_result_processor.py) and to being iterable where it iterates them
     (``spec_v2_attn_backends``, overlap_utils.decide_needs_cpu_seq_lens)."""
-    found: list[ProbeProblem] = []
+    found: list[RuntimeFinding] = []
     for name, shape in sorted((release.hook_calls.get(protocol) or {}).items()):
         if _defines(cls, name):
             for p in verify_method_call(cls, name, positional=shape.positional, keywords=shape.keywords, optional_keywords=shape.optional_keywords):
-                found.append(_problem(name, f"[{p.kind}] sglang finds it with getattr and calls it: {p.message}"))
+                found.append(_verified(name, p, "hook"))
     for name in release.hook_iterated.get(protocol) or ():
         hit = lookup(cls, MISSING, name) if _defines(cls, name) else None
         if hit is not None and hit.shape == "method":
-            found.append(_problem(name, "[kind] is a method, but sglang finds it with getattr and iterates it (a method is not iterable): make it a property or an attribute"))
+            found.append(RuntimeFinding(name, "iterated_method"))
     return found
 
 
@@ -410,29 +409,29 @@ def _defines(cls: type, name: str) -> bool:
     return hit is not None and not type_name(hit[0]).startswith(("sglang.", "spec_protocols."))
 
 
-def _capability_problems(cls: type, capabilities: Sequence[str]) -> list[ProbeProblem]:
+def _capability_problems(cls: type, capabilities: Sequence[str]) -> list[RuntimeFinding]:
     """The capability protocols a registration's ``spec_class`` turns on
     (``supports_grammar_overlap()`` -> the overlap call adds ``grammar_barrier=``)."""
-    found: list[ProbeProblem] = []
+    found: list[RuntimeFinding] = []
     for capability in capabilities:
         problems = verify_conformance(cls, _CAPABILITIES[capability]).problems
-        found.extend(_problem(p.member, f"[{p.kind}] {capability}: {p.message}") for p in problems)
+        found.extend(_verified(p.member, p, "capability", capability) for p in problems)
     return found
 
 
-def _inherited_problems(cls: type, release: ProbeRelease) -> list[ProbeProblem]:
+def _inherited_problems(cls: type, release: ProbeRelease) -> list[RuntimeFinding]:
     """What a spec worker owes the release beyond the protocol: members no
     protocol defines (presence only), and its own versions of the hooks
     sglang calls on BaseSpecWorker instances."""
-    found: list[ProbeProblem] = []
+    found: list[RuntimeFinding] = []
     for name in release.presence:
         if inspect.getattr_static(cls, name, _ABSENT) is _ABSENT:
-            found.append(_problem(name, "[missing] the sglang release checked calls it, and the class does not define it"))
+            found.append(RuntimeFinding(name, "presence"))
     found.extend(_nominal_hook_problems(cls, release.nominal_hooks))
     return found
 
 
-def _nominal_hook_problems(cls: type, hooks: Mapping[str, str]) -> list[ProbeProblem]:
+def _nominal_hook_problems(cls: type, hooks: Mapping[str, str]) -> list[RuntimeFinding]:
     """A BaseSpecWorker subclass's own version of a hook sglang calls only on
     BaseSpecWorker instances, checked against the capability protocol that
     writes the call (ReleaseTerms.nominal_hooks). A kept hook is the base's."""
@@ -442,13 +441,13 @@ def _nominal_hook_problems(cls: type, hooks: Mapping[str, str]) -> list[ProbePro
     )
     if base is None:
         return []
-    found: list[ProbeProblem] = []
+    found: list[RuntimeFinding] = []
     for name, capability in sorted(hooks.items()):
         own = inspect.getattr_static(cls, name, _ABSENT)
         if own is _ABSENT or own is base.__dict__.get(name, _ABSENT):
             continue
         problems = verify_conformance(cls, _CAPABILITIES[capability]).problems
-        found.extend(_problem(p.member, f"[{p.kind}] {p.message}") for p in problems if p.member == name)
+        found.extend(_verified(p.member, p) for p in problems if p.member == name)
     return found
 
 
@@ -486,7 +485,7 @@ def _results(
         skip = f"{depends} comes from a stand-in for {stood}, which cannot load here: nothing about it can be verified at run time"
     for protocol in item.protocols:
         if failure is not None:
-            yield ProbeResult(item.target, protocol, Verdict.FAIL, (_problem(None, failure),))
+            yield ProbeResult(item.target, protocol, Verdict.FAIL, (RuntimeFinding(None, "import", failure),))
             continue
         if skip is not None:
             yield ProbeResult(item.target, protocol, Verdict.SKIPPED, note=skip)

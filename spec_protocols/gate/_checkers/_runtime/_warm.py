@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
+from spec_protocols.gate._checkers._interface import StandsFor
 from spec_protocols.gate._checkers._runtime._oneshot import RuntimeChecker
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome
@@ -222,47 +223,13 @@ def _start(root: Path) -> _Process:
 
 
 @dataclass
-class WarmRuntime:
+class WarmRuntime(StandsFor[RuntimeChecker]):
     """The runtime checker with its next probe started in advance."""
 
     #: The watch's private folder; each warm process has a folder below it.
     root: Path
     one_shot: RuntimeChecker
     next: _Process | None = field(default=None)
-
-    @property
-    def name(self) -> str:
-        return self.one_shot.name
-
-    @property
-    def label(self) -> str:
-        return self.one_shot.label
-
-    @property
-    def rank(self) -> int:
-        return self.one_shot.rank
-
-    @property
-    def dialect(self) -> None:
-        return None
-
-    @property
-    def pin(self) -> None:
-        return None
-
-    @property
-    def reads_harness(self) -> bool:
-        return False
-
-    @property
-    def imports_target(self) -> bool:
-        return True
-
-    def version(self) -> str:
-        return self.one_shot.version()
-
-    def distributed(self) -> bool:
-        return self.one_shot.distributed()
 
     def warm(self, root: Path) -> WarmRuntime:
         return self
