@@ -49,6 +49,14 @@ for every case):
   adds ``reportUntypedClassDecorator`` on the same line: a decorator call it
   could not evaluate leaves the class as it was.
 
+An abstract class is reported by neither checker here: mypy checks a class
+decorator's call with its abstract-class check (``[type-abstract]``) switched
+off, whatever the parameter's type, and pyright has no check of an abstract
+class given as a class object; ``spec-protocols check`` fails it, naming the
+abstract members. :class:`SpecWorkerBase`'s own abstract member,
+``forward_batch_generation``, is abstract at run time only, so a subclass
+that does not write it is reported as a missing member, by both.
+
 The members follow the release the protocols are pinned to
 (``spec-protocols pin``), since the bound's return type is the pinned
 :class:`SpecWorker`; the constructor keywords are the factory protocols' own,
@@ -85,8 +93,10 @@ def spec_worker_class(cls: _ConformingSpecWorker, /) -> _ConformingSpecWorker:
     ``forward_batch_generation``.
 
     ``spec-protocols check`` adds what no type checker sees: which member,
-    the ``BaseSpecWorker`` defaults the class keeps, an abstract class, and
-    each release's own calls (docs/authoring.md).
+    the ``BaseSpecWorker`` defaults the class keeps, an abstract class (a
+    member declared abstract and never written, other than
+    ``SpecWorkerBase.forward_batch_generation``, which both checkers report
+    as missing), and each release's own calls (docs/authoring.md).
     """
     return cls
 

@@ -12,9 +12,14 @@ Two things for worker authors and CI owners:
 
 * ``--spec-protocols-gate TARGET`` (repeatable) runs the gate
   (:func:`spec_protocols.gate.run_gate`) once per session, during
-  collection, and adds one test item per (class, protocol) result. An item
-  fails with the problems the checkers reported; ``-k``, ``--junitxml`` and
-  the rest of pytest apply to them like to any test. ``--spec-protocols-checker
+  collection, and adds one test item per (class, protocol) result. The items
+  are collected as any test is, under one collector, ``spec-protocols-gate``,
+  that the session collects beside its own arguments: pytest counts each
+  once ("collected N items"), ``--collect-only`` lists them, and ``-k``
+  matches the target's dotted name, the protocol (both are in the item's
+  name, ``pkg.mod.MyWorker[SpecWorker]``) and ``gate`` (the collector's name),
+  as ``--deselect`` and ``--junitxml`` treat them as any test. An item
+  fails with the problems the checkers reported. ``--spec-protocols-checker
   NAME`` (repeatable) picks the checkers (default: all three), and
   ``--spec-protocols-baseline FILE`` accepts known problems. As on the
   command line, a baseline entry that accepted nothing although its checker
@@ -30,7 +35,7 @@ environment, so everything heavy is imported only when used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,13 +44,14 @@ import pytest
 if TYPE_CHECKING:
     from spec_protocols.gate import Result
 
-__all__ = ["GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
+__all__ = ["GateCollector", "GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
 
 # The gate's registry imports no checker (nor torch, nor sglang): reading
 # its names costs this plugin's every session nothing.
 from spec_protocols.gate._checkers._registry import CHECKER_NAMES as _CHECKERS
 
-# nodeid prefix of the gate's items: a stable handle for -k and --deselect.
+# The gate's collector's name and node id, so the prefix of its items' node
+# ids: a stable handle for -k and --deselect.
 _NODE_PREFIX = "spec-protocols-gate"
 
 
@@ -174,11 +180,23 @@ class SpecProtocolsGateFailure(Exception):
     """Raised by a :class:`GateItem` whose class failed (or could not be verified)."""
 
 
+class GateCollector(pytest.Collector):
+    """The gate's items: the session collects it beside its own arguments
+    (:func:`pytest_make_collect_report`), and collecting it runs the gate once."""
+
+    def collect(self) -> list[GateItem]:
+        targets: list[str] = self.config.getoption("spec_protocols_gate") or []
+        return [
+            GateItem.from_parent(self, name=name, result=result, error=error)  # pyright: ignore[reportUnknownMemberType]  # pytest's from_parent leaves **kw untyped
+            for name, result, error in _run_gate(self.config, targets)
+        ]
+
+
 class GateItem(pytest.Item):
     """One (class, protocol) result of the gate, as a test item.
 
-    Created by :func:`pytest_collection_modifyitems` from a single
-    ``run_gate`` call per session; running it only reports that result.
+    Made by :class:`GateCollector` from a single ``run_gate`` call per
+    session; running it only reports that result.
     """
 
     def __init__(self, *, result: Result | None, error: str | None = None, **kwargs: Any) -> None:
@@ -284,18 +302,15 @@ def _run_gate(config: pytest.Config, targets: Sequence[str]) -> list[tuple[str, 
     return items
 
 
-@pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    targets: list[str] = config.getoption("spec_protocols_gate") or []
-    if not targets:
-        return
-    for name, result, error in _run_gate(config, targets):
-        items.append(
-            GateItem.from_parent(  # pyright: ignore[reportUnknownMemberType]  # pytest's from_parent leaves **kw untyped
-                session,
-                name=name,
-                nodeid=f"{_NODE_PREFIX}::{name}",
-                result=result,
-                error=error,
-            )
-        )
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """The session's collection, and the gate's collector beside what it
+    collected: its items then go through pytest's own collection (counted,
+    reported, selected by ``-k`` and ``-m``) as any test does. Adding them to
+    the item list afterwards (``pytest_collection_modifyitems``) left them out
+    of pytest's count ("collected 0 items / 1 deselected / -1 selected")."""
+    report = yield
+    if isinstance(collector, pytest.Session) and report.passed and collector.config.getoption("spec_protocols_gate"):
+        gate = GateCollector.from_parent(collector, name=_NODE_PREFIX, nodeid=_NODE_PREFIX)  # pyright: ignore[reportUnknownMemberType]  # pytest's from_parent leaves **kw untyped
+        report.result.append(gate)
+    return report

@@ -7,6 +7,11 @@ typed twin; both checkers must see its subclasses as ``SpecWorker``, and must
 not see one as ``SupportsGrammarOverlap`` / ``SupportsPipelineProxy`` unless it
 takes ``grammar_barrier`` / ``pp_proxy_tensors`` (scheduler.py:4698, 4816).
 
+``forward_batch_generation`` is abstract in ``SpecWorkerBase`` at run time
+only, so to both checkers a subclass that does not write it is no
+``SpecWorker`` (a missing member), as sglang's ``BaseSpecWorker`` subclasses
+are: an abstract method would count as present, and the class would pass.
+
 Guards a real regression: ``SpecWorkerBase.draft_parallel_layout`` was once a
 ``ClassVar``, which pyright (not mypy) refuses for the protocol's instance
 member, so no subclass was a ``SpecWorker`` under pyright.
@@ -33,9 +38,7 @@ class MinimalWorker(SpecWorkerBase):
 
 
 class PipelineWorker(SpecWorkerBase):
-    # Takes both optional keywords, as EAGLEWorkerV2 does. Keyword-only here:
-    # pyright's override check rejects turning SpecWorkerBase's keyword-only
-    # on_publish into a positional-or-keyword parameter in a subclass.
+    # Takes both optional keywords, as EAGLEWorkerV2 does.
     def forward_batch_generation(
         self,
         batch: ScheduleBatch,
@@ -62,3 +65,14 @@ def pipeline(worker: PipelineWorker) -> None:
     grammar: SupportsGrammarOverlap = worker
     pp: SupportsPipelineProxy = worker
     del as_spec, grammar, pp
+
+
+class NoForwardWorker(SpecWorkerBase):
+    # Everything inherited, the one member every worker must write left out.
+    pass
+
+
+def no_forward(worker: NoForwardWorker) -> None:
+    if TYPE_CHECKING_INVALID_USAGE:
+        as_spec: SpecWorker = worker  # type: ignore[assignment]  # pyright: ignore[reportAssignmentType]
+        del as_spec

@@ -167,24 +167,40 @@ def test_pinned_to_an_older_release_a_member_it_does_not_call_is_not_required(pi
 
 # --- a generated skeleton, then an edit that breaks it -------------------------
 
-#: (kind, name, what the edit replaces, with what, what pyright then names).
+#: (kind, name, the edit's (pattern, replacement) pairs, what pyright then names).
 _EDITS = [
-    ("worker", "MyWorker", "        target_worker: TpModelWorker,\n", "        target: TpModelWorker,\n", 'Missing keyword parameter "target_worker"'),
+    (
+        "worker",
+        "MyWorker",
+        ((r"        target_worker: TpModelWorker,\n", "        target: TpModelWorker,\n"), (r"target_worker=target_worker", "target_worker=target")),
+        'Missing keyword parameter "target_worker"',
+    ),
     # A required keyword build_draft_tp_worker never passes (**kwargs takes the ones it does).
-    ("draft", "MyDraft", "        *,\n", "        *,\n        num_layers: int,\n", 'Extra parameter "num_layers"'),
+    ("draft", "MyDraft", ((r"        \*,\n", "        *,\n        num_layers: int,\n"),), 'Extra parameter "num_layers"'),
+    # The one member the worker must write, deleted: abstract at run time,
+    # and to the checkers a member SpecWorkerBase does not have.
+    (
+        "worker",
+        "MyWorker",
+        ((r"(?s)    def forward_batch_generation\(.*?(?=    # Every other SpecWorker member)", ""),),
+        '"MyWorker" is incompatible with protocol "SpecWorker"',
+    ),
 ]
 
 
-@pytest.mark.parametrize(("kind", "name", "old", "new", "reason"), _EDITS, ids=[e[0] for e in _EDITS])
-def test_an_edit_that_breaks_a_skeletons_constructor_is_reported_at_its_class(
-    kind: str, name: str, old: str, new: str, reason: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("kind", "name", "edits", "reason"), _EDITS, ids=["worker-constructor", "draft-constructor", "worker-no-forward"]
+)
+def test_an_edit_that_breaks_a_skeleton_is_reported_at_its_class(
+    kind: str, name: str, edits: tuple[tuple[str, str], ...], reason: str, tmp_path: Path
 ) -> None:
     from spec_protocols.gate._scaffold import write_skeleton
 
     path = write_skeleton(kind, name, tmp_path)  # type: ignore[arg-type]
-    source = path.read_text()
-    assert old in source
-    edited = source.replace(old, new).replace("target_worker=target_worker", "target_worker=target")
+    edited = path.read_text()
+    for pattern, replacement in edits:
+        edited, count = re.subn(pattern, replacement, edited)
+        assert count == 1, (pattern, edited)
     path.write_text(edited)
     lines = edited.splitlines()
     decorator_line = next(n for n, line in enumerate(lines, 1) if line.startswith("@"))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["pytester"]
 
 # -- --spec-protocols-gate ----------------------------------------------------
 

@@ -2,12 +2,13 @@
 
 * a worker written for 0.5.20 (tests/fixtures/upgrade/worker_for_0_5_20.py:
   its constructor takes ``ps`` without a default, its injected draft takes
-  0.5.20's ``build_draft_tp_worker`` keywords): 0.5.20 -> 0.5.23 names the
-  constructor change first, with the gate's problem on 0.5.23, then the
-  inherited need of ``weight_update_runners`` and the draft factory's
-  keywords; exit 1;
+  0.5.20's ``build_draft_tp_worker`` keywords): 0.5.20 -> 0.5.23 says first
+  that 3 steps must change it, then names the constructor change, with the
+  gate's problem on 0.5.23, then the inherited need of
+  ``weight_update_runners`` and the draft factory's keywords, and folds the
+  other four into one line; exit 1;
 * a worker that passes on both (worker_for_both.py, ``ps=None``): exit 0,
-  nothing to change;
+  the verdict first, nothing numbered;
 * docs/upgrading.md is what scripts/upgrade-docs makes of the example plugin
   and the 0.5.20 worker (regenerate: ``scripts/upgrade-docs``);
 * bad input (the same release twice, a release the gate cannot read, a value
@@ -88,23 +89,34 @@ def test_the_later_steps_name_the_kept_default_and_the_draft_factory(plan_0_5_20
     assert "no longer passes ps=" in factory["change"] and "random_seed=, load_group=" in factory["change"]
     concerned = {(c["target"], c["protocol"]): c["must_change"] for c in factory["classes"]}
     assert concerned[("worker_for_0_5_20.LegacyDraftWorker", "DraftWorkerFactory")] is True
-    assert plan_0_5_20["final"].startswith("After these steps")
+    assert plan_0_5_20["verdict"].endswith("must change for sglang 0.5.23: 3 steps; after them nothing the gate reports on sglang 0.5.23 is left.")
+    assert [s["subject"] for s in plan_0_5_20["steps"] if s["must_change"]] == [
+        "the scheduler's call that constructs the spec worker",
+        "SpecWorker.weight_update_runners",
+        "build_draft_tp_worker's call of draft_worker_cls",
+    ]
 
 
-def test_the_text_report_leads_with_the_constructor_and_ends_with_what_is_left(gate_env: dict[str, str]) -> None:  # noqa: F811
+def test_the_text_report_leads_with_the_verdict_then_the_constructor(gate_env: dict[str, str]) -> None:  # noqa: F811
     proc = upgrade(gate_env, "--from", "0.5.20", "--to", "0.5.23", str(WRITTEN_FOR_0_5_20))
     assert proc.returncode == 1, proc.stderr
     text = proc.stdout
-    assert text.index("1. [constructor]") < text.index("[new member]") < text.index("[draft factory]")
-    # The last paragraph (the final line, wrapped at 80 columns) says what is left.
-    assert text.rstrip().split("\n\n")[-1].startswith("After these steps")
+    # The first paragraph: the heading, then the verdict (wrapped at 80 columns).
+    first = " ".join(text.split("\n\n")[0].split())
+    assert first.endswith("must change for sglang 0.5.23: 3 steps; after them nothing the gate reports on sglang 0.5.23 is left.")
+    assert text.index("1. [constructor]") < text.index("2. [new member]") < text.index("3. [draft factory]")
+    # The four steps that change nothing for the worker: one paragraph, after the numbered ones.
+    folded = " ".join(text.split("\n\n")[-1].split())
+    assert folded.startswith("Nothing to change for the other 4 changes between sglang 0.5.20 and 0.5.23"), text
 
 
 def test_a_worker_that_passes_on_both_has_nothing_to_change(gate_env: dict[str, str]) -> None:  # noqa: F811
     proc = upgrade(gate_env, "--from", "0.5.20", "--to", "0.5.23", str(PORTABLE), "--format", "markdown")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "**must change**" not in proc.stdout
-    assert proc.stdout.rstrip().endswith("passes on sglang 0.5.23 as it is: nothing must change.")
+    (heading, verdict, *rest) = proc.stdout.split("\n\n")
+    assert verdict == f"**{PORTABLE} passes on sglang 0.5.23 as it is: nothing must change.**"
+    assert not any(line[:1].isdigit() for line in proc.stdout.splitlines()), proc.stdout
 
 
 @pytest.mark.parametrize(

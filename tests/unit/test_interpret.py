@@ -169,6 +169,56 @@ def test_abstract_is_a_failure_unless_the_class_may_be_abstract() -> None:
             assert "forward_batch_generation" in outcome.problems[Check(GOOD, "SpecWorker")][0].message
 
 
+#: SpecWorker.forward_batch_generation as the protocol writes it: the "expected" half.
+FORWARD = (
+    "SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *, on_publish: PublishCallback | None = ...)"
+    " -> GenerationBatchResult"
+)
+
+
+@pytest.mark.parametrize(
+    ("checker", "said", "code"),
+    [
+        ("mypy", 'Cannot instantiate abstract class "Good" with abstract attributes "forward_batch_generation" and "tree_width"', "abstract"),
+        (
+            "pyright",
+            'Cannot instantiate abstract class "Good"\n\xa0\xa0"Base.forward_batch_generation" is not implemented\n'
+            '\xa0\xa0"Good.tree_width" is not implemented',
+            "reportAbstractUsage",
+        ),
+        (
+            "ty",
+            "Cannot instantiate `Good` with unimplemented abstract methods `forward_batch_generation` and `tree_width`",
+            "abstract-class-instantiation",
+        ),
+    ],
+    ids=["mypy", "pyright", "ty"],
+)
+def test_an_abstract_class_names_each_member_to_write_with_the_signature_sglang_calls(
+    harness: Harness, checker: str, said: str, code: str
+) -> None:
+    # One of the two is a protocol member (its signature is the protocol's), one the plugin's own.
+    (line,) = _lines(harness, GOOD, LineKind.CONSTRUCTOR)[-1:]
+    outcome = interpret(checker, dialect_of(checker), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, code)])
+    (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
+    assert (problem.member, problem.line) == ("__init__", 3)
+    assert problem.message == (
+        f"abstract class: sglang cannot instantiate it; implement forward_batch_generation, tree_width; expected {FORWARD}"
+    )
+
+
+def test_an_abstract_class_says_how_many_members_the_checker_left_unnamed(harness: Harness) -> None:
+    (line,) = _lines(harness, GOOD, LineKind.CONSTRUCTOR)[-1:]
+    said = 'Cannot instantiate abstract class "Good" with abstract attributes "a", "b", ... and "g" (4 methods suppressed)'
+    outcome = interpret("mypy", dialect_of("mypy"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract")])
+    (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
+    assert problem.message == "abstract class: sglang cannot instantiate it; implement a, b, g and 4 more"
+    said = "Cannot instantiate `Good` with 7 unimplemented abstract methods, including `a`, `b` and `c`"
+    outcome = interpret("ty", dialect_of("ty"), harness, [*_healthy(harness, GOOD, OTHER), Diagnostic(line, said, "abstract-class-instantiation")])
+    (problem,) = outcome.problems[Check(GOOD, "SpecWorker")]
+    assert problem.message == "abstract class: sglang cannot instantiate it; implement a, b, c and 4 more"
+
+
 def test_only_abstract_errors_count_on_a_draft_workers_bare_call() -> None:
     harness = build_harness([_cls("Draft", ClassRole.DRAFT_WORKER)])
     target = "plug.mod.Draft"

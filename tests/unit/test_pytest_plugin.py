@@ -20,6 +20,8 @@ from spec_protocols.gate._checkers import CHECKER_NAMES, default_names
 
 from tests._paths import REPO_ROOT
 
+pytest_plugins = ["pytester"]
+
 _BROKEN = """
     from spec_protocols import SpecWorkerBase
 
@@ -214,6 +216,58 @@ def test_gate_items_obey_k_and_checker_and_baseline(pytester: pytest.Pytester) -
     assert calls["checkers"] == ["runtime", "pyright"]
     assert calls["baseline"] == "known.json"
     assert calls["sglang"] == "0.5.21"
+
+
+def test_gate_items_are_collected_and_counted_once_beside_the_suites_own(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    pytester.makepyfile(test_own="def test_a(): pass\ndef test_b(): pass\n")
+    gate = ("-p", "no:cacheprovider", "--spec-protocols-gate", "pkg")
+    result = pytester.runpytest(*gate)
+    result.stdout.fnmatch_lines(["collected 4 items"])
+    result.assert_outcomes(passed=3, failed=1)
+    listed = pytester.runpytest(*gate, "--collect-only", "-q")
+    listed.stdout.fnmatch_lines(
+        [
+            "test_own.py::test_a",
+            "test_own.py::test_b",
+            "spec-protocols-gate::pkg.mod.GoodWorker[[]SpecWorker[]]",
+            "spec-protocols-gate::pkg.mod.BadWorker[[]SpecWorker[]]",
+            "4 tests collected*",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("expression", "selected"),
+    [
+        # The target's dotted name, or a part of it.
+        ("GoodWorker", ["pkg.mod.GoodWorker[SpecWorker]"]),
+        ("pkg.mod.BadWorker", ["pkg.mod.BadWorker[SpecWorker]"]),
+        # The protocol.
+        ("SpecWorker", ["pkg.mod.GoodWorker[SpecWorker]", "pkg.mod.BadWorker[SpecWorker]"]),
+        # Every gate item, and none of the suite's own tests.
+        ("gate", ["pkg.mod.GoodWorker[SpecWorker]", "pkg.mod.BadWorker[SpecWorker]"]),
+        ("not gate", ["test_a"]),
+        ("SpecWorker and not Bad", ["pkg.mod.GoodWorker[SpecWorker]"]),
+    ],
+)
+def test_k_selects_gate_items_by_target_protocol_and_gate(pytester: pytest.Pytester, expression: str, selected: list[str]) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    pytester.makepyfile(test_own="def test_a(): pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--spec-protocols-gate", "pkg", "-k", expression, "--collect-only", "-q")
+    names = [line.rpartition("::")[2] for line in result.stdout.lines if "::" in line]
+    assert names == selected, result.stdout.str()
+    deselected = 3 - len(selected)
+    result.stdout.fnmatch_lines([f"{len(selected)}/3 tests collected ({deselected} deselected)*"])
+
+
+def test_deselect_takes_a_gate_items_node_id(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FAKE_GATE)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--spec-protocols-gate", "pkg", "--deselect", "spec-protocols-gate::pkg.mod.BadWorker[SpecWorker]"
+    )
+    result.stdout.fnmatch_lines(["collected 2 items / 1 deselected / 1 selected"])
+    result.assert_outcomes(passed=1, deselected=1)
 
 
 def test_gate_error_is_one_failing_item(pytester: pytest.Pytester) -> None:

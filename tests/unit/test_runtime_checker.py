@@ -338,7 +338,12 @@ def test_an_abstract_class_sglang_would_instantiate_fails_naming_what_to_impleme
     outcome = run(tmp_path, spec("abstract", "Abstract"))
     assert verdict(outcome, "abstract.Abstract") is Verdict.FAIL
     assert messages(outcome, "abstract.Abstract") == [
-        ("__init__", "abstract class: sglang cannot instantiate it; implement forward_batch_generation")
+        (
+            "__init__",
+            "abstract class: sglang cannot instantiate it; implement forward_batch_generation; expected "
+            "SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *, on_publish: PublishCallback | None = ...)"
+            " -> GenerationBatchResult",
+        )
     ]
     assert Check("abstract.Abstract", "SpecWorker") not in outcome.notes
 

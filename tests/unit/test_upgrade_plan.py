@@ -28,7 +28,7 @@ from spec_protocols.gate._model import (
     Result,
     Verdict,
 )
-from spec_protocols.gate._upgrade import ReleaseSide, StepKind, UpgradePlan, build_plan, final_line, render_plan
+from spec_protocols.gate._upgrade import ReleaseSide, StepKind, UpgradePlan, build_plan, render_plan, verdict_line
 from spec_protocols.gate._verdicts import injected_fails_words
 
 SCHEDULER = Site("managers/scheduler.py", "Scheduler.maybe_init_draft_worker", 1064)
@@ -122,7 +122,7 @@ def test_a_worker_that_requires_ps_gets_the_constructor_step_first_and_must_chan
     assert [(c.target, c.must_change) for c in first.classes] == [(WORKER, True)]
     assert first.classes[0].problems[0].message == CTOR_PROBLEM.message
     assert plan.remaining == () and plan.exit_status == 1
-    assert final_line(plan) == "After these steps nothing the gate reports on sglang 0.5.23 is left."
+    assert verdict_line(plan) == "plugin.py must change for sglang 0.5.23: 1 step; after it nothing the gate reports on sglang 0.5.23 is left."
 
 
 def test_the_steps_come_in_the_order_an_author_works_through_them() -> None:
@@ -141,7 +141,7 @@ def test_the_steps_come_in_the_order_an_author_works_through_them() -> None:
     # A worker that passes on B as it is: nothing to change anywhere, exit 0.
     assert not any(s.must_change for s in plan.steps)
     assert plan.exit_status == 0
-    assert final_line(plan) == "plugin.py passes on sglang 0.5.23 as it is: nothing must change."
+    assert verdict_line(plan) == "plugin.py passes on sglang 0.5.23 as it is: nothing must change."
 
 
 def test_a_kept_default_that_needs_more_of_the_draft_worker_is_said_on_the_new_members_step() -> None:
@@ -199,10 +199,10 @@ def test_a_problem_a_had_too_is_not_the_upgrades_and_still_fails_after_the_steps
     assert plan.steps[0].kind is StepKind.CONSTRUCTOR and plan.steps[0].classes[0].must_change
     (left,) = plan.remaining
     assert [p.message for p in left.problems] == [moved.message]
-    assert final_line(plan) == f"After these steps, still failing on sglang 0.5.23: {WORKER} (SpecWorker)."
+    assert verdict_line(plan) == f"plugin.py must change for sglang 0.5.23: 1 step; after it, still failing on sglang 0.5.23: {WORKER} (SpecWorker)."
     text = render_plan(plan, "text")
+    assert text.index("must change for sglang 0.5.23") < text.index("Already failing on sglang 0.5.20")
     assert text.index("Already failing on sglang 0.5.20") < text.index("1. [constructor]") < text.index("Still failing")
-    assert text.rstrip().endswith("plugin.Worker (SpecWorker).")
 
 
 def test_a_member_no_longer_called_concerns_the_classes_that_define_it() -> None:
@@ -225,7 +225,9 @@ def test_the_formats_say_the_same_and_json_is_the_plans_encoding() -> None:
     after = side(contract("0.5.23", spec_members("0.5.23")), result(WORKER, SPEC, CTOR_PROBLEM))
     plan: UpgradePlan = build_plan(before, after, [worker()])
     data = json.loads(render_plan(plan, "json"))
-    assert data["version"] == 1 and data["exit_status"] == 1 and data["final"] == final_line(plan)
+    assert data["version"] == 2 and data["exit_status"] == 1 and data["verdict"] == verdict_line(plan)
+    assert list(data)[:3] == ["version", "verdict", "exit_status"]
+    assert [step["must_change"] for step in data["steps"]] == [step.must_change for step in plan.steps]
     assert data["source"] == "0.5.20" and data["destination"] == "0.5.23"
     assert data["steps"][0]["kind"] == "constructor" and data["steps"][0]["classes"][0]["must_change"] is True
     markdown = render_plan(plan, "markdown")
@@ -234,6 +236,33 @@ def test_the_formats_say_the_same_and_json_is_the_plans_encoding() -> None:
     for text in (markdown, render_plan(plan, "text")):
         words = " ".join(text.split())  # text wraps at 80 columns
         assert "no longer passes ps=" in words and 'Missing positional argument "ps"' in words
+        # The verdict comes first, right after the heading.
+        plain_words = words.replace("**", "")
+        assert plain_words.index("(checked with mypy) " + verdict_line(plan)) < plain_words.index("What to change")
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_steps_with_nothing_to_change_are_one_line_after_those_that_must(fmt: str) -> None:
+    old = contract("0.5.20", spec_members("0.5.20"), constructor=WITH_PS)
+    new = contract("0.5.23", spec_members("0.5.23"))
+    plan = build_plan(side(old, result(WORKER, SPEC)), side(new, result(WORKER, SPEC, CTOR_PROBLEM)), [worker()])
+    quiet = [s for s in plan.steps if not s.must_change]
+    assert plan.steps[0].must_change and len(quiet) == 3
+    text = render_plan(plan, fmt)
+    words = " ".join(text.split()).replace("\\", "")
+    numbered = [line for line in text.splitlines() if line[:1].isdigit()]
+    assert len(numbered) == 1 and "constructor" in numbered[0]
+    folded = [p for p in text.split("\n\n") if p.startswith("Nothing to change for the other 3 changes")]
+    assert len(folded) == 1, text
+    for step in quiet:
+        assert f"[{step.kind.value}] {step.subject}" in " ".join(folded[0].split()).replace("\\", "")
+        assert f"to do: {step.action}" not in words
+    # A plugin with nothing to change: the verdict, then one line, nothing numbered.
+    passing = build_plan(side(old, result(WORKER, SPEC)), side(new, result(WORKER, SPEC)), [worker()])
+    text = render_plan(passing, fmt)
+    assert not any(line[:1].isdigit() for line in text.splitlines())
+    assert "Nothing to change for the 4 changes between sglang 0.5.20 and 0.5.23" in " ".join(text.split())
+    assert len(text.strip().splitlines()) <= 8, text
 
 
 def test_the_commands_help_teaches_it_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:

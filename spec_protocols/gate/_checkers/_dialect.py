@@ -67,6 +67,12 @@ class Dialect:
     member_header: re.Pattern[str] = NO_LINE
     #: What an injection site's call builds, when it is no DraftWorker (group ``built``).
     site_builds: re.Pattern[str] = NO_LINE
+    #: A line of an abstract-class error that names abstract members (group
+    #: ``names``: the names, each quoted as the checker quotes them, or one bare name).
+    abstract_names: re.Pattern[str] = NO_LINE
+    #: A line of it that says how many it leaves unnamed (group ``more``), or
+    #: how many there are in all (group ``total``).
+    abstract_more: re.Pattern[str] = NO_LINE
     #: A comment with which the author silences the checker on one line.
     line_silence: re.Pattern[str] = NO_LINE
     #: Any comment addressed to the checker (blanked in the shadow of a module

@@ -12,6 +12,7 @@ What an error on each line means is the role's (:mod:`spec_protocols.gate._roles
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,31 @@ def _abstract_lines(diag: Diagnostic) -> tuple[str, ...]:
     members in its one line; pyright lists them under its headline."""
     lines = tuple(line.strip() for line in diag.message.strip().splitlines() if line.strip() not in ("", "..."))
     return lines or (diag.message.strip(),)
+
+
+#: A name as the checkers quote one in their words ("name" or `name`).
+_QUOTED = re.compile(r'"([^"]+)"|`([^`]+)`')
+
+
+def _abstract_members(lines: Sequence[str], dialect: Dialect) -> tuple[tuple[str, ...], int]:
+    """The abstract members an "abstract class" error names (its lines, as
+    :func:`_abstract_lines` gives them), and how many more it leaves unnamed,
+    read with the checker's :attr:`Dialect.abstract_names` and
+    :attr:`Dialect.abstract_more`."""
+    names: list[str] = []
+    more = total = 0
+    for line in lines:
+        listed = dialect.abstract_names.search(line)
+        if listed is not None:
+            text = listed.group("names")
+            names += [a or b for a, b in _QUOTED.findall(text)] or [text]
+        unnamed = dialect.abstract_more.search(line)
+        if unnamed is not None:
+            found = unnamed.groupdict()
+            more += int(found.get("more") or 0)
+            total += int(found.get("total") or 0)
+    named = tuple(dict.fromkeys(n.rpartition(".")[2] for n in names))
+    return named, more or max(total - len(named), 0)
 
 
 def _short(cls: DiscoveredClass | None) -> str | None:
@@ -430,8 +456,18 @@ class _CheckJudge:
         if self.abstract_base or (tag.kind is LineKind.ABSTRACT and not self.abstract(diag)):
             return
         if self.abstract(diag):
-            # What is missing is an implementation in the class.
-            self.found.append(Finding(Wrong.ABSTRACT, self.checker, tag.member, line, _abstract_lines(diag)))
+            # What is missing is an implementation in the class: each member
+            # the checker names, with what sglang calls where it is one of
+            # the protocol's (the problem stays __init__'s: the construction
+            # is what raises).
+            said = _abstract_lines(diag)
+            names, more = _abstract_members(said, self.dialect)
+            unnamed = f" and {more} more" if more else ""
+            expected = "; expected ".join(self.expected[n] for n in names if n in self.expected) or None
+            detail = f"{', '.join(names)}{unnamed}" if names else None
+            self.found.append(
+                Finding(Wrong.ABSTRACT, self.checker, tag.member, line, said, expected=expected, detail=detail)
+            )
         else:
             self.constructor.append((line, diag))
             self.constructor_expected = tag.expected

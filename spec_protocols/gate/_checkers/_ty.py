@@ -62,6 +62,9 @@ DIALECT = Dialect(
     site_builds=re.compile(
         rf"Argument to function `{SITE_FUNCTION}_\d+` is incorrect: (?:Argument type|Expected `.*`, found) `(?P<built>.*?)`"
     ),
+    # 'Cannot instantiate `W` with 7 unimplemented abstract methods, including `a`, `b` and `c`'
+    abstract_names=re.compile(r"unimplemented abstract methods?(?:, including)? (?P<names>.*)$"),
+    abstract_more=re.compile(r"with (?P<total>\d+) unimplemented abstract methods"),
     line_silence=re.compile(r"#\s*(type:\s*ignore|ty:\s*ignore)"),
     directive=re.compile(r"#\s*(type:\s*ignore|ty:)"),
 )

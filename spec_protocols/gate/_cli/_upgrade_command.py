@@ -42,10 +42,12 @@ what it does:
     7. hook/capability  members sglang finds by name, capabilities, the
                         registration flag that picks the scheduler's branch
 
-  Each class is "must change" where the gate's report on B has a problem the
-  step accounts for (its words follow), else "nothing to change". What
-  already fails on A is said first; the last line says what would still fail
-  on B after the steps (a problem A has too is not the upgrade's, and stays).
+  The verdict comes first: TARGET passes on B as it is, or how many steps
+  must change it and what would still fail on B after them (a problem A has
+  too is not the upgrade's, and stays). Then what already fails on A; then
+  each step with a class that must change (the gate's problem on B follows
+  it), numbered; the steps that change nothing for any class, in one line
+  (--format json lists every step in full, with its "must_change").
 
 --from / --to:
   0.5.23          a release, fetched (pip download --no-deps) into the cache

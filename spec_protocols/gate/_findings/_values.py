@@ -103,7 +103,8 @@ class Finding:
     subject: str | None = None
     #: What else the words need: the checker's summary of an import error,
     #: the protocol not satisfied, a kept default's use of the draft worker,
-    #: what a site builds, why a site cannot be checked.
+    #: what a site builds, why a site cannot be checked, the abstract
+    #: members an abstract class must implement.
     detail: str | None = None
 
 
@@ -164,6 +165,9 @@ class RuntimeFinding:
     capability: str | None = None
     #: The keywords sglang's call passes, for ``kind="call"``.
     passed: str = ""
+    #: What sglang calls, for ``kind="abstract"``: the protocol's signature of
+    #: each abstract member that is one of its members (``; expected `` between two).
+    expected: str = ""
 
 
 #: What the replay found, replaying sglang's calls on what it builds:

@@ -126,7 +126,7 @@ _RUNTIME_PHRASES: Mapping[str, Callable[[RuntimeFinding], str]] = {
     "worded": lambda f: f.said,
     "import": lambda f: f.said,
     "note": lambda f: f"({f.said})",
-    "abstract": lambda f: f"abstract class: sglang cannot instantiate it; implement {f.said}",
+    "abstract": lambda f: compose(f"abstract class: sglang cannot instantiate it; implement {f.said}", (), f.expected or None, None),
     "call": lambda f: f"(the constructor is {f.said}; sglang calls it with {f.passed})",
     "iterated_method": lambda f: (
         "[kind] is a method, but sglang finds it with getattr and iterates it (a method is not iterable): make it "
@@ -149,10 +149,15 @@ def _missing(f: Finding) -> str:
 
 
 def _abstract(f: Finding) -> str:
-    """mypy names the abstract members in its one line; pyright lists them
-    under its headline, and the headline is what says "abstract"."""
-    first, *rest = f.reasons
-    return f"{first}: {'; '.join(rest)}" if rest else first
+    """The abstract members to write (``detail``), each protocol member's
+    signature as sglang calls it (``expected``); where the checker's words
+    named none, its own lines (mypy says it in one, pyright lists them under
+    its headline, and the headline is what says "abstract")."""
+    if f.detail is None:
+        first, *rest = f.reasons
+        return f"{first}: {'; '.join(rest)}" if rest else first
+    lead = f"abstract class: sglang cannot instantiate it; implement {f.detail}"
+    return compose(lead, (), f.expected, None)
 
 
 def _need(f: Finding) -> str:

@@ -1,12 +1,13 @@
 """``spec-protocols upgrade``: what a plugin that passes on one sglang release must change to pass on another.
 
-``_plan``    the plan as data (:class:`UpgradePlan`: steps by :class:`StepKind`,
-             each with the classes of TARGET it concerns)
-``_build``   :func:`build_plan`: from two :class:`ReleaseSide` s (a release's
-             contract, its terms and the gate's report on TARGET there)
-``_steps``   the readers, one per kind of change, from the two releases' terms
-``_classes`` what a class's methods store on ``self`` (a hook an instance attribute answers)
-``_render``  text, markdown and json (:data:`FORMATS`, :func:`render_plan`)
+``_plan``          the plan as data (:class:`UpgradePlan`: steps by :class:`StepKind`,
+                   each with the classes of TARGET it concerns)
+``_build``         :func:`build_plan`: from two :class:`ReleaseSide` s (a release's
+                   contract, its terms and the gate's report on TARGET there)
+``_steps``         the readers, one per kind of change, from the two releases' terms
+``_classes``       what a class's methods store on ``self`` (a hook an instance attribute answers)
+``_plan_formats``  text, markdown and json (:data:`FORMATS`, :func:`render_plan`), the
+                   verdict first (:func:`verdict_line`)
 
 It sits beside the reports: it reads the contract stage's terms and the
 model's reports, and the CLI runs the gate for it; nothing here runs a checker.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from spec_protocols.gate._upgrade._build import build_plan
 from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, ReleaseSide, Step, StepKind, UpgradePlan
-from spec_protocols.gate._upgrade._plan_formats import FORMATS, final_line, render_plan
+from spec_protocols.gate._upgrade._plan_formats import FORMATS, render_plan, verdict_line
 
 __all__ = [
     "FORMATS",
@@ -28,6 +29,6 @@ __all__ = [
     "StepKind",
     "UpgradePlan",
     "build_plan",
-    "final_line",
     "render_plan",
+    "verdict_line",
 ]

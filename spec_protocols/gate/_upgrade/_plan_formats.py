@@ -1,11 +1,14 @@
 """The upgrade plan for people (text, markdown) and for tools (json).
 
-All three say the same, in the plan's order: what already failed on A, the
-steps (each with the classes it concerns, and the gate's words on B for those
-that must change), the release's changes that concern no class of TARGET,
-and a last line saying what would still fail on B after the steps. Text
-wraps at 80 columns at spaces, never cutting a message; markdown keeps each
-message on one line, for a page of docs.
+All three say the same, in the same order: the verdict first (whether
+TARGET passes on B as it is; else how many steps must change it, and what
+would still fail on B after them), what already failed on A, the steps that
+must change a class (each with the classes it concerns, and the gate's words
+on B for those that must change), the steps that change nothing for any
+class folded into one line, the release's changes that concern no class of
+TARGET, and what no step accounts for. Text wraps at 80 columns at spaces,
+never cutting a message; markdown keeps each message on one line, for a page
+of docs; json holds every step in full, each with its ``must_change``.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from spec_protocols.gate._codec import encode
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._upgrade._plan import ClassStep, FailingCheck, PlanProblem, Step, UpgradePlan
 
-__all__ = ["FORMATS", "final_line", "render_plan", "upgrade_json", "upgrade_markdown", "upgrade_text"]
+__all__ = ["FORMATS", "render_plan", "upgrade_json", "upgrade_markdown", "upgrade_text", "verdict_line"]
 
 _WIDTH = 80
-#: The JSON document's format version.
-_VERSION = 1
+#: The JSON document's format version (2: ``verdict`` in place of ``final``,
+#: and each step's ``must_change``).
+_VERSION = 2
 
 
 def _targets(plan: UpgradePlan) -> str:
@@ -36,14 +40,35 @@ def _problem(problem: PlanProblem) -> str:
     return f"{problem.checker}{member}: {problem.message}"
 
 
-def final_line(plan: UpgradePlan) -> str:
-    """The plan's last line: what would still fail on B after its steps."""
+def verdict_line(plan: UpgradePlan) -> str:
+    """The plan's verdict, said first: TARGET passes on B as it is, or how
+    many steps must change it and what would still fail on B after them."""
+    targets, destination = _targets(plan), plan.destination
     if plan.passes_on_destination:
-        return f"{_targets(plan)} passes on sglang {plan.destination} as it is: nothing must change."
-    if not plan.remaining:
-        return f"After these steps nothing the gate reports on sglang {plan.destination} is left."
+        return f"{targets} passes on sglang {destination} as it is: nothing must change."
+    count = sum(1 for step in plan.steps if step.must_change)
     left = ", ".join(f"{f.target} ({f.protocol})" for f in plan.remaining)
-    return f"After these steps, still failing on sglang {plan.destination}: {left}."
+    if not count:
+        still = f": {left}" if left else ""
+        return f"{targets} does not pass on sglang {destination}, and no change between the releases accounts for it{still}."
+    change = f"{targets} must change for sglang {destination}: {count} step{'' if count == 1 else 's'}"
+    if not left:
+        return f"{change}; after {'it' if count == 1 else 'them'} nothing the gate reports on sglang {destination} is left."
+    return f"{change}; after {'it' if count == 1 else 'them'}, still failing on sglang {destination}: {left}."
+
+
+def _must(plan: UpgradePlan) -> list[Step]:
+    return [step for step in plan.steps if step.must_change]
+
+
+def _folded(plan: UpgradePlan) -> str | None:
+    """The steps that change nothing for any class, in one line (``None``: there are none)."""
+    quiet = [f"[{step.kind.value}] {step.subject}" for step in plan.steps if not step.must_change]
+    if not quiet:
+        return None
+    changes = "change" if len(quiet) == 1 else f"{len(quiet)} changes"
+    other = " other" if len(quiet) < len(plan.steps) else ""
+    return f"Nothing to change for the{other} {changes} between sglang {plan.source} and {plan.destination} that concern TARGET's classes (--format json lists each in full): {'; '.join(quiet)}."
 
 
 def _class_state(step: ClassStep) -> str:
@@ -95,16 +120,18 @@ def _text_step(number: int, step: Step) -> list[str]:
 
 def upgrade_text(plan: UpgradePlan) -> str:
     """The plan for a terminal."""
-    lines = [*_wrap(_heading(plan), ""), ""]
+    lines = [*_wrap(_heading(plan), ""), *_wrap(verdict_line(plan), ""), ""]
     if plan.failing_on_source:
         lines += [f"Already failing on sglang {plan.source} (the upgrade did not cause these):"]
         lines += [*_text_failing(plan.failing_on_source), ""]
-    if plan.steps:
+    if _must(plan):
         lines += [f"What to change for sglang {plan.destination}, in order:"]
-        for number, step in enumerate(plan.steps, 1):
+        for number, step in enumerate(_must(plan), 1):
             lines += _text_step(number, step)
         lines.append("")
-    else:
+    if (folded := _folded(plan)) is not None:
+        lines += [*_wrap(folded, ""), ""]
+    if not plan.steps:
         lines += [f"No change between sglang {plan.source} and {plan.destination} concerns a class of TARGET.", ""]
     if plan.unconcerned:
         lines += [f"Changed between sglang {plan.source} and {plan.destination}, concerning no class of TARGET:"]
@@ -114,8 +141,7 @@ def upgrade_text(plan: UpgradePlan) -> str:
     if plan.remaining:
         lines += [f"Still failing on sglang {plan.destination} after these steps (no step accounts for it):"]
         lines += [*_text_failing(plan.remaining), ""]
-    lines += _wrap(final_line(plan), "")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 # -- markdown ------------------------------------------------------------------------
@@ -162,16 +188,20 @@ def upgrade_markdown(plan: UpgradePlan) -> str:
     lines = [
         f"**Upgrading {targets} from sglang {plan.source} to {plan.destination}** (checked with {', '.join(plan.checkers)})",
         "",
+        f"**{_md_escape(verdict_line(plan))}**",
+        "",
     ]
     if plan.failing_on_source:
         lines += [f"Already failing on sglang {plan.source} (the upgrade did not cause these):", ""]
         lines += [*_md_failing(plan.failing_on_source), ""]
-    if plan.steps:
+    if _must(plan):
         lines += [f"What to change for sglang {plan.destination}, in order:", ""]
-        for number, step in enumerate(plan.steps, 1):
+        for number, step in enumerate(_must(plan), 1):
             lines += _md_step(number, step)
         lines.append("")
-    else:
+    if (folded := _folded(plan)) is not None:
+        lines += [_md_escape(folded), ""]
+    if not plan.steps:
         lines += [f"No change between sglang {plan.source} and {plan.destination} concerns a class of TARGET.", ""]
     if plan.unconcerned:
         lines += [f"Changed between sglang {plan.source} and {plan.destination}, concerning no class of TARGET:", ""]
@@ -180,20 +210,22 @@ def upgrade_markdown(plan: UpgradePlan) -> str:
     if plan.remaining:
         lines += [f"Still failing on sglang {plan.destination} after these steps (no step accounts for it):", ""]
         lines += [*_md_failing(plan.remaining), ""]
-    lines.append(_md_escape(final_line(plan)))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 # -- json ----------------------------------------------------------------------------
 
 
 def upgrade_json(plan: UpgradePlan) -> str:
-    """The plan as the codec writes it, with its version, exit status and final line."""
-    data = encode(plan)
-    assert isinstance(data, dict)
-    document: dict[str, object] = {"version": _VERSION}
-    document.update(cast("dict[str, object]", data))
-    document.update(exit_status=plan.exit_status, final=final_line(plan))
+    """The plan as the codec writes it, after its version, verdict and exit
+    status; each step with its ``must_change`` (the steps the other formats
+    fold into one line are those without)."""
+    data = cast("dict[str, object]", encode(plan))
+    steps = cast("list[dict[str, object]]", data["steps"])
+    for step, encoded in zip(plan.steps, steps, strict=True):
+        encoded["must_change"] = step.must_change
+    document: dict[str, object] = {"version": _VERSION, "verdict": verdict_line(plan), "exit_status": plan.exit_status}
+    document.update(data)
     return json.dumps(document, indent=2) + "\n"
 
 

@@ -61,6 +61,9 @@ DIALECT = Dialect(
         rf'(?:Value of type variable "_W" of "{SITE_FUNCTION}_\d+" cannot be|Argument 1 to "{SITE_FUNCTION}_\d+" has '
         r'incompatible type) "(?P<built>.*?)"'
     ),
+    # 'Cannot instantiate abstract class "W" with abstract attributes "a", "b", ... and "g" (4 methods suppressed)'
+    abstract_names=re.compile(r"with abstract attributes? (?P<names>.*?)(?: \(\d+ methods? suppressed\))?$"),
+    abstract_more=re.compile(r"\((?P<more>\d+) methods? suppressed\)$"),
     line_silence=re.compile(r"#\s*type:\s*ignore"),
     directive=re.compile(r"#\s*(type:\s*ignore|mypy:)"),
 )

@@ -65,6 +65,9 @@ DIALECT = Dialect(
     protocol_wrapper=re.compile(r'^".*" is incompatible with protocol ".*"$'),
     member_header=re.compile(r'^"(?P<member>\w+)" (?P<what>is not present|is an incompatible type|is invariant.*|is not a .*)$'),
     site_builds=re.compile(r'Argument of type "(?P<built>.*?)"'),
+    # 'Cannot instantiate abstract class "W"', then a line per member ('"Base.a" is not implemented'), then 'and 5 more...'
+    abstract_names=re.compile(r'^"(?P<names>[^"]+)" is not implemented$'),
+    abstract_more=re.compile(r"^and (?P<more>\d+) more"),
     line_silence=re.compile(r"#\s*(type:\s*ignore|pyright:\s*ignore)"),
     directive=re.compile(r"#\s*(type:\s*ignore|pyright:)"),
 )

@@ -44,7 +44,7 @@ from typing import Any, cast
 import spec_protocols
 from spec_protocols import verify_conformance
 from spec_protocols._injection import draft_worker_cls_problems
-from spec_protocols._members import protocol_members
+from spec_protocols._members import protocol_definitions, protocol_members
 from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
 from spec_protocols._verify import ConformanceProblem, abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._contract import CallShape
@@ -65,10 +65,12 @@ from spec_protocols.gate._checkers._runtime._channel import (
     write_answer,
 )
 from spec_protocols.gate._checkers._runtime._scan import FOUND_AT_IMPORT_NOTE, classes_at_import, import_failure
+from spec_protocols.gate._checkers._runtime._stand_ins import dependence, native_failure, stand_in, stood_in
 from spec_protocols.gate._findings import RuntimeFinding
 from spec_protocols.gate._findings._values import RuntimeContext
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE, ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES, Construction, RolePolicy, policy_for
+from spec_protocols.gate._signatures import describe_function
 
 #: The protocols by name, read before any target code runs.
 _PROTOCOLS: dict[str, Any] = {name: getattr(spec_protocols, name) for name in ProtocolName}
@@ -125,19 +127,51 @@ def _drop_orphans(before: set[str]) -> None:
 
 class _Imported:
     """A module's import: the module, or why its classes are skipped, or the
-    failure of its own code that fails them (the class never exists)."""
+    failure of its own code that fails them (the class never exists); and
+    the stand-ins its import needed (:mod:`._stand_ins`), as the note its
+    classes carry."""
 
-    def __init__(self, module: ModuleType | None, skip: str | None = None, failure: str | None = None) -> None:
+    def __init__(
+        self, module: ModuleType | None, skip: str | None = None, failure: str | None = None, stand_ins: str | None = None
+    ) -> None:
         self.module = module
         self.skip = skip
         self.failure = failure
+        self.stand_ins = stand_ins
 
 
-def _import(module_name: str) -> _Imported:
-    """The module, or why it cannot be imported (the note, or the problem, of all its classes)."""
+#: At most this many packages stood in for one module's import.
+_MAX_STAND_INS = 3
+
+
+def _stand_in_words(stood: Sequence[tuple[str, str]]) -> str | None:
+    if not stood:
+        return None
+    each = "; ".join(f"{package}, which cannot load here ({why})" for package, why in stood)
+    return f"the runtime checker imported it with a stand-in for {each}; nothing it checked comes from one"
+
+
+def _import_with_stand_ins(module_name: str, protected: frozenset[str]) -> _Imported:
+    """The import, again with a stand-in for each native package that cannot load here."""
+    stood: list[tuple[str, str]] = []
+    while True:
+        try:
+            return _Imported(importlib.import_module(module_name), stand_ins=_stand_in_words(stood))
+        except ImportError as exc:
+            package = native_failure(exc, protected) if len(stood) < _MAX_STAND_INS else None
+            if package is None:
+                raise
+            stood.append((package, _one_line(exc)))
+            stand_in(package)
+
+
+def _import(module_name: str, protected: frozenset[str] = frozenset()) -> _Imported:
+    """The module, or why it cannot be imported (the note, or the problem, of all its classes).
+
+    ``protected``: the top-level packages never stood in (those of the code under check)."""
     before = set(sys.modules)
     try:
-        return _Imported(importlib.import_module(module_name))
+        return _import_with_stand_ins(module_name, protected | {"spec_protocols"})
     except SystemExit as exc:
         return _Imported(None, f"cannot import {module_name}: called {_exit_words(exc)} while being imported")
     except KeyboardInterrupt:
@@ -276,7 +310,7 @@ def _building_problems(
     if abstract and role.may_be_abstract(may_be_abstract):
         return [], ABSTRACT_BASE_NOTE
     if abstract:
-        return [RuntimeFinding("__init__", "abstract", ", ".join(abstract))], None
+        return [RuntimeFinding("__init__", "abstract", ", ".join(abstract), expected=_expected(abstract, role.members))], None
     construction = role.construction
     if not is_class:
         return [], None
@@ -302,6 +336,14 @@ def _building_problems(
     problems = [_verified("__init__", p, "constructor") for p in ctor]
     problems.append(RuntimeFinding("__init__", "call", f"{describe_target(called)}{_signature_words(called)}", passed=passed))
     return problems + built, None
+
+
+def _expected(members: Sequence[str], protocol: str | None) -> str:
+    """The protocol's signature of each of ``members`` that is one of its
+    members, as the harness writes it for the static checkers (the
+    "expected" half of a problem)."""
+    written = {m.name: describe_function(protocol, m.node) for m in protocol_definitions(protocol)} if protocol else {}
+    return "; expected ".join(written[name] for name in members if name in written)
 
 
 def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[RuntimeFinding]:
@@ -422,9 +464,25 @@ def _signature_words(obj: object) -> str:
         return "(signature unreadable)"
 
 
+#: Every member any protocol names, and the constructors: what a stand-in may not give a class.
+_CHECKED_MEMBERS: tuple[str, ...] = tuple(
+    dict.fromkeys(["__init__", "__new__", "__call__", *(m for p in _PROTOCOLS.values() for m in protocol_members(p))])
+)
+
+
 def _results(
-    item: ProbeClass, obj: object, skip: str | None, release: ProbeRelease, failure: str | None = None
+    item: ProbeClass,
+    obj: object,
+    skip: str | None,
+    release: ProbeRelease,
+    failure: str | None = None,
+    stand_ins: str | None = None,
 ) -> Iterator[ProbeResult]:
+    depends = dependence(obj, _CHECKED_MEMBERS) if skip is None and failure is None else None
+    if depends is not None:
+        # A stand-in never decides a verdict.
+        stood = ", ".join(sorted(stood_in()))
+        skip = f"{depends} comes from a stand-in for {stood}, which cannot load here: nothing about it can be verified at run time"
     for protocol in item.protocols:
         if failure is not None:
             yield ProbeResult(item.target, protocol, Verdict.FAIL, (RuntimeFinding(None, "import", failure),))
@@ -443,6 +501,7 @@ def _results(
             why = f"called {_exit_words(exc)}" if isinstance(exc, SystemExit) else _one_line(exc)
             yield ProbeResult(item.target, protocol, Verdict.SKIPPED, note=f"could not be checked: {why}")
             continue
+        note = "; ".join(n for n in (note, stand_ins) if n) or None
         yield ProbeResult(item.target, protocol, Verdict.FAIL if problems else Verdict.PASS, tuple(problems), note)
 
 
@@ -467,11 +526,13 @@ def _probe(request: ProbeRequest, progress: _Progress) -> None:
             sys.path.insert(0, root)
     imports: dict[str, _Imported] = {}
     results: dict[int, tuple[ProbeResult, ...]] = {}
+    # Never stood in: the packages of the code under check.
+    protected = frozenset(c.module.partition(".")[0] for c in request.classes)
     for item in request.classes:
         first = item.module not in imports
         if first:
             progress.write(Importing(item.module))
-            imports[item.module] = _import(item.module)
+            imports[item.module] = _import(item.module, protected)
         imported = imports[item.module]
         module, skip = imported.module, imported.skip
         progress.write(Checking(item.index, item.target))
@@ -480,7 +541,7 @@ def _probe(request: ProbeRequest, progress: _Progress) -> None:
             obj = _find(module, item.qualname)
             if obj is _ABSENT:
                 skip = NOT_DEFINED
-        done = tuple(_results(item, obj, skip, request.release, imported.failure))
+        done = tuple(_results(item, obj, skip, request.release, imported.failure, imported.stand_ins))
         if first and module is not None and request.scan:
             # Settled with the module's first class: a death later in the
             # module keeps them.
