@@ -62,6 +62,10 @@ class WorkerNotInitializedError(RuntimeError):
     would recurse instead of reporting the mistake.
     """
 
+    #: What the gate's replay reads: sglang read a member the worker's
+    #: constructor never set, a failure of the worker, not of the replay.
+    read_before_set = True
+
 
 @runtime_checkable
 class _HasDraftRunners(Protocol):

@@ -8,9 +8,19 @@ not verified by anything, so it is ``unverified``, never ``pass``.
 One kind of ``unverified`` yields to another checker's ``pass``: a column
 whose every problem is a construct that checker cannot model
 (``Problem.unmodelled``: attrs' generated ``__init__``, a
-``functools.cached_property``, a member a ``__getattr__`` gives an instance).
-Another checker that does model it, and passes, decides; the column still
-reads ``unverified``, with its reason.
+``functools.cached_property``, a member a ``__getattr__`` gives an instance,
+the point where the replay stopped). Another checker that does model it, and
+passes, decides; the column still reads ``unverified``, with its reason.
+
+The instance decides what an instance can settle. A checker that builds the
+class as sglang does and reads its members from the instance (the replay)
+records what it saw there (``CheckerOutcome.evidence``: the member exists,
+is of the kind sglang uses, takes sglang's call). Another checker's problem
+that says the opposite of what was seen (``Problem.claim``: "missing",
+"cannot take the call", a method for a value) is a blind spot of that
+checker, which read the class, not the instance: it becomes ``unverified``
+and ``unmodelled``, saying so. A problem of types is never settled so: the
+static checkers decide types, and a replay's pass never hides one.
 """
 
 from __future__ import annotations
@@ -48,10 +58,66 @@ def _unmodelled_only(checker: str, problems: Sequence[Problem]) -> bool:
     return bool(own) and all(p.unmodelled for p in own)
 
 
+#: What the instance shows, as a reader is told where a problem yields to it.
+_SEEN = {
+    "exists": "has it",
+    "kind": "has it as the kind sglang uses",
+    "call": "takes sglang's call of it",
+    "seen": "has it as sglang uses it",
+}
+#: The evidence that settles a claim: a member read as Any is settled by all three.
+_NEEDS = {"seen": ("exists", "kind")}
+
+
+def _settled(outcomes: Sequence[CheckerOutcome]) -> list[CheckerOutcome]:
+    """Each outcome with the problems that another checker's evidence from the
+    instance disproves made blind spots, and the verdicts that rested on them
+    only made ``unverified``."""
+    seen: dict[Check, set[tuple[str, str]]] = {}
+    by: dict[Check, list[str]] = {}
+    for outcome in outcomes:
+        for check, evidence in outcome.evidence.items():
+            seen.setdefault(check, set()).update(evidence)
+            by.setdefault(check, []).append(outcome.checker)
+    if not seen:
+        return list(outcomes)
+    settled: list[CheckerOutcome] = []
+    for outcome in outcomes:
+        problems = dict(outcome.problems)
+        verdicts = dict(outcome.verdicts)
+        for check, found in outcome.problems.items():
+            witnesses = [w for w in by.get(check, ()) if w != outcome.checker]
+            if not witnesses:
+                continue
+            facts = seen[check]
+            changed = tuple(_yielding(p, facts, witnesses[0]) for p in found)
+            if changed != found:
+                problems[check] = changed
+                if verdicts.get(check) is Verdict.FAIL and all(p.unverified for p in changed):
+                    verdicts[check] = Verdict.UNVERIFIED
+        settled.append(replace(outcome, problems=problems, verdicts=verdicts))
+    return settled
+
+
+def _yielding(problem: Problem, facts: set[tuple[str, str]], witness: str) -> Problem:
+    """``problem``, a blind spot where the instance shows the contrary of its claim."""
+    if problem.claim is None or problem.member is None:
+        return problem
+    if problem.claim in _NEEDS:
+        # A blind spot that the instance fills (the member there, of sglang's kind); still a blind spot of types.
+        if not all((problem.member, need) in facts for need in _NEEDS[problem.claim]):
+            return problem
+    elif problem.unverified or (problem.member, problem.claim) not in facts:
+        return problem
+    words = f"{problem.message} (the {witness} checker shows that the instance sglang builds {_SEEN[problem.claim]}: what this checker read of the class does not decide)"
+    return replace(problem, message=words, unverified=True, unmodelled=True)
+
+
 def combine(
     checks: Sequence[Check], outcomes: Sequence[CheckerOutcome], classes: Mapping[str, DiscoveredClass]
 ) -> tuple[Result, ...]:
     results: list[Result] = []
+    outcomes = _settled(outcomes)
     for check in sorted(checks):
         per_checker: dict[str, Verdict] = {}
         problems: list[Problem] = []

@@ -102,8 +102,23 @@ def source(tmp_path: Path) -> Path:
     return file.resolve()
 
 
-def _cls(file: Path, qualname: str = "Worker", line: int = CLASS_LINE, members: tuple[MemberDefinition, ...] = ()) -> DiscoveredClass:
+#: A member BaseSpecWorker defines (a read-only property there): the constructor's store on it meets sglang.
+SGLANG_MEMBER = MemberDefinition(
+    "draft_swa_window", "sglang.srt.speculative.base_spec_worker.BaseSpecWorker", Path("base_spec_worker.py"), 1, "draft_swa_window"
+)
+
+
+def _cls(
+    file: Path, qualname: str = "Worker", line: int = CLASS_LINE, members: tuple[MemberDefinition, ...] = (SGLANG_MEMBER,)
+) -> DiscoveredClass:
     return DiscoveredClass("plug", qualname, file, line, frozenset({ClassRole.SPEC_WORKER}), members=members)
+
+
+def test_a_constructor_statement_that_meets_no_sglang_api_is_the_authors_own(source: Path) -> None:
+    """Only what meets sglang counts in a constructor; the rest is a count in a note, like any body."""
+    regions = class_regions([_cls(source, members=())])["plug.Worker"]
+    assert regions.place(source, INIT_BODY) == ("body", None)  # self.draft_swa_window, not sglang's member here
+    assert regions.place(source, INIT_BODY - 1) == ("contract", "__init__")  # super().__init__() still does
 
 
 def test_the_class_own_lines_and_its_bodies(source: Path) -> None:
@@ -111,7 +126,8 @@ def test_the_class_own_lines_and_its_bodies(source: Path) -> None:
     assert regions.place(source, CLASS_LINE) == ("contract", None)
     assert regions.place(source, DECORATOR) == ("contract", None)
     assert regions.place(source, CLASS_ASSIGN) == ("contract", "limit")
-    assert regions.place(source, INIT_BODY) == ("contract", "__init__")
+    assert regions.place(source, INIT_BODY) == ("contract", "__init__")  # a store on a member sglang's base defines
+    assert regions.place(source, INIT_BODY - 1) == ("contract", "__init__")  # super().__init__(): sglang's constructor
     assert regions.place(source, PROPERTY_SIGNATURE) == ("contract", "weight_load_time")
     assert regions.place(source, PROPERTY_BODY) == ("body", None)
     assert regions.place(source, HELPER_BODY) == ("body", None)

@@ -23,7 +23,7 @@ from spec_protocols import spec_worker_class
 @spec_worker_class
 class Worker:
     def __init__(self, server_args, gpu_id, nccl_port, target_worker) -> None:
-        self.x = 1
+        target_worker.x = 1
 '''
 #: What a checker says of the decorator, in words that name it.
 WORDS = 'Argument of type "type[Worker]" cannot be assigned to parameter "cls" of type "_S@spec_worker_class" in function "spec_worker_class"'

@@ -181,6 +181,10 @@ def _claim(finding: Finding, dialect: Dialect | None) -> str | None:
     """What a finding says that the instance sglang builds can settle (:attr:`Problem.claim`)."""
     if finding.wrong is Wrong.MISSING:
         return "exists"
+    if finding.wrong in (Wrong.MEMBER_ANY, Wrong.MEMBER_GRADUAL):
+        # A member this checker reads as Any: what it did not see (existence,
+        # kind, call) the instance shows; its types another checker decides.
+        return "seen"
     if finding.wrong is Wrong.CONSTRUCTOR:
         return "call"
     if finding.wrong in (Wrong.SIGNATURE, Wrong.MISMATCH, Wrong.FACTORY) and dialect is not None and finding.reasons:

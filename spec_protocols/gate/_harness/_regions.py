@@ -6,9 +6,14 @@ checked class's own lines* is that class's problem (issue 20, item 1):
 * its ``class`` statement and its decorators;
 * its members' definitions: each ``def`` line with its decorators and its
   signature, and every class-level statement (an assignment, an annotation);
-* the whole of its constructor (``__init__``, ``__new__``, ``__post_init__``,
-  ``__attrs_post_init__``): construction is part of the contract (sglang builds
-  the class: ``Scheduler.maybe_init_draft_worker``, ``build_draft_tp_worker``).
+* its constructor (``__init__``, ``__new__``, ``__post_init__``,
+  ``__attrs_post_init__``): its signature, and each statement of its body
+  that meets sglang (a call of an sglang callable, of ``super()``, or of a
+  method of an object sglang passed; a store on such an object, or on a
+  member sglang's base defines): construction is part of the contract
+  (sglang builds the class: ``Scheduler.maybe_init_draft_worker``,
+  ``build_draft_tp_worker``). The rest of its body is the author's own
+  type-check, a count in a note like any other body's.
 
 What they report elsewhere inside a member's body is the author's own
 type-check: counted in a note, never a verdict. What they report at the lines
@@ -181,6 +186,8 @@ class _Reader:
         self.bodies: list[Span] = []
         self.excluded: list[Span] = []
         self.assigned: list[Span] = []
+        #: The members the class gets from sglang's bases (a store on one meets sglang).
+        self.sglang_members: frozenset[str] = frozenset()
 
     def tree(self, file: Path) -> ast.Module | None:
         parsed = self.cache.parse(file)
@@ -195,6 +202,7 @@ class _Reader:
             return None
         file = cls.file.resolve()
         imports = _imports(tree)
+        self.sglang_members = frozenset(m.name for m in cls.members if m.owner.startswith("sglang."))
         # spec_protocols' own class decorators (spec_worker_class,
         # draft_worker_class), as discovery resolved them: what a checker
         # says at their lines is the IDE's view of the pinned release; the
@@ -205,7 +213,7 @@ class _Reader:
         partial: set[str] = set()
         for stmt in _class_level(node.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.member(file, stmt)
+                self.member(file, stmt, imports)
                 if any(resolved(d, imports) == _CACHED_PROPERTY for d in stmt.decorator_list):
                     cached.add(stmt.name)
             elif not isinstance(stmt, ast.ClassDef):
@@ -231,11 +239,18 @@ class _Reader:
             frozenset(partial), decorated,
         )
 
-    def member(self, file: Path, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def member(self, file: Path, node: ast.FunctionDef | ast.AsyncFunctionDef, imports: Mapping[str, str]) -> None:
         first, last = _header(node)
         end = node.end_lineno or node.lineno
         if node.name in CONSTRUCTORS:
-            self.contract.append((file, first, end, node.name))
+            self.contract.append((file, first, last, node.name))
+            meets = _Meets(imports, _parameters(node), self.sglang_members)
+            for stmt in _leaves(node.body):
+                span = (file, stmt.lineno, stmt.end_lineno or stmt.lineno)
+                if meets.sglang(stmt):
+                    self.contract.append((*span, node.name))
+                else:
+                    self.bodies.append(span)
             for inner in ast.walk(node):
                 # An import inside the constructor is a module the plugin
                 # uses; a ``**mapping`` or ``*iterable`` argument is one the
@@ -257,8 +272,79 @@ class _Reader:
             return
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
-                self.member(file.resolve(), node)
+                self.member(file.resolve(), node, _imports(tree))
                 return
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """A constructor's parameters but its first (self): what sglang passes it."""
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return frozenset(names[1:] if names else ())
+
+
+def _leaves(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The simple statements of a body, inside ``if``/``for``/``while``/``with``/``try`` too."""
+    for stmt in body:
+        blocks = [getattr(stmt, part, None) for part in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(stmt, "handlers", [])]
+        nested = [b for b in blocks if isinstance(b, list)]
+        if nested and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for block in nested:
+                yield from _leaves(block)
+        else:
+            yield stmt
+
+
+@dataclass(frozen=True, slots=True)
+class _Meets:
+    """Whether a constructor statement meets sglang's API."""
+
+    imports: Mapping[str, str]
+    #: The constructor's parameters: the objects sglang passes it.
+    passed: frozenset[str]
+    #: The members sglang's bases define on the class.
+    sglang_members: frozenset[str]
+
+    def sglang(self, stmt: ast.stmt) -> bool:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and self.callee(node.func):
+                return True
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                if any(self.stored(t) for t in targets):
+                    return True
+        return False
+
+    def _root(self, expr: ast.expr) -> tuple[ast.expr, list[str]]:
+        """The innermost object of an attribute chain, and the attributes read on it."""
+        names: list[str] = []
+        while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Call)):
+            if isinstance(expr, ast.Attribute):
+                names.append(expr.attr)
+            expr = expr.value if isinstance(expr, (ast.Attribute, ast.Subscript)) else expr.func
+        return expr, names[::-1]
+
+    def callee(self, func: ast.expr) -> bool:
+        """A callable of sglang's: imported from it, ``super()``'s, a passed object's, or of a member sglang's base defines."""
+        root, names = self._root(func)
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id == "super" or root.id in self.passed:
+            return True
+        if root.id == "self":
+            return bool(names) and names[0] in self.sglang_members
+        return self.imports.get(root.id, "").startswith("sglang.")
+
+    def stored(self, target: ast.expr) -> bool:
+        """A store on an object sglang passed, or on a member sglang's base defines."""
+        for leaf in ast.walk(target):
+            if isinstance(leaf, ast.Attribute):
+                root, names = self._root(leaf)
+                if isinstance(root, ast.Name) and (root.id in self.passed or (root.id == "self" and names and names[0] in self.sglang_members)):
+                    return True
+        return False
 
 
 def _assigned_name(stmt: ast.stmt) -> str | None:

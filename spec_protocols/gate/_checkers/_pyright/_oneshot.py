@@ -52,9 +52,12 @@ DIALECT = Dialect(
         re.compile(r"\bbase class\b|[Cc]annot override|incorrectly overrides|overrides symbol of same name"),
     ),
     assignment=Said(frozenset({"reportAssignmentType"})),
+    # A value it could not infer ("Unknown") is its blind spot, never the class's problem.
+    hygiene=Said(words=re.compile(r'of type "Unknown"')),
     call_words=re.compile(
         r"(?:Missing|Extra) (?:keyword )?parameter|Keyword parameter .* is missing|Parameter .* is missing|Position-only parameter"
         r"|[Pp]ositional parameter count|Too many positional|No parameter named|Argument missing for parameter|has no default value"
+        r"|is missing default argument"
         r"|Parameter name mismatch|Expected \d+ positional"
     ),
     no_attribute=re.compile(r'Cannot access attribute ".*" for class "(?P<owner>[\w.]+)\*?"'),

@@ -51,16 +51,27 @@ class Blame:
 
 @dataclass(frozen=True, slots=True)
 class Sides:
-    """Which code is whose: the plugin's files, and the replay's stand-in objects."""
+    """Which code is whose. sglang's side is sglang's package, the replay
+    itself (it stands for the scheduler) and the standard library (its
+    ``unittest.mock`` is the stand-ins' code); everything else is the
+    plugin's: its files, the helpers it imports, the library base it builds on."""
 
-    plugin_files: frozenset[str]
+    #: The folders of sglang's side.
+    sglang_folders: tuple[str, ...]
     #: Whether an object is one of the replay's stand-ins (a mock of an sglang class).
     is_standin: Callable[[object], bool]
     #: Whether the sglang class a stand-in stands for has ``name`` (a member, or assigned in its source).
     real_has: Callable[[object, str], bool]
+    #: The plugin's own top-level packages (or modules): where a callee a TypeError names is looked for.
+    packages: frozenset[str] = frozenset()
 
     def plugin_file(self, filename: str) -> bool:
-        return _resolved(filename) in self.plugin_files
+        resolved = _resolved(filename)
+        return not filename.startswith("<") and not any(resolved.startswith(folder) for folder in self.sglang_folders)
+
+    def library_file(self, filename: str) -> bool:
+        """The standard library's (where a stand-in's own code raises)."""
+        return _resolved(filename).startswith(self.sglang_folders[-1]) if self.sglang_folders else False
 
     def plugin_object(self, obj: object) -> bool:
         """Whether ``obj`` is the plugin's: an instance of a class its files define (or that class)."""
@@ -103,9 +114,41 @@ def blame(error: BaseException, sides: Sides, *, entered: bool) -> Blame:
     said = _words(error)
     if isinstance(error, TypeError) and _crosses_call(error, frames, sides, entered):
         return Blame("boundary", said, where)
-    if isinstance(error, AttributeError) and _crosses_read(error, frames, sides):
+    if isinstance(error, AttributeError) and (_crosses_read(error, frames, sides) or _refused_store(error, frames, sides)):
+        return Blame("boundary", said, where)
+    if getattr(error, "read_before_set", False):
+        # spec_protocols' SpecWorkerBase says so when sglang reads a member the
+        # plugin's constructor never set (WorkerNotInitializedError).
         return Blame("boundary", said, where)
     return Blame("inside", said, where)
+
+
+#: A store a class refuses: a property without a setter (CPython's words), naming the class.
+_NO_SETTER = re.compile(r"property '(?P<name>\w+)' of '(?P<cls>[\w.]+)' object has no setter|can't set attribute")
+
+
+def _refused_store(error: AttributeError, frames: Sequence[traceback.FrameSummary], sides: Sides) -> bool:
+    """sglang's store of a member on the plugin's object, which the object refuses:
+    a property with no setter, a ``__setattr__`` or descriptor of the plugin's that raises."""
+    if not frames:
+        return False
+    plugin = [n for n, f in enumerate(frames) if sides.plugin_file(f.filename)]
+    if not plugin:
+        # Raised where sglang stores (a read-only property of the plugin's class).
+        match = _NO_SETTER.search(str(error))
+        return match is not None and bool(match.group("cls")) and match.group("cls").rpartition(".")[2] in _plugin_class_names(sides)
+    first = plugin[0]
+    entered_from_sglang = first > 0 and not sides.plugin_file(frames[first - 1].filename)
+    return entered_from_sglang and frames[first].name in ("__setattr__", "__set__", "__delattr__")
+
+
+def _plugin_class_names(sides: Sides) -> set[str]:
+    """The names of the classes the plugin's packages define."""
+    names: set[str] = set()
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] in sides.packages:
+            names.update(k for k, v in vars(module).items() if isinstance(v, type) and getattr(v, "__module__", "").partition(".")[0] in sides.packages)
+    return names
 
 
 def _crosses_call(error: TypeError, frames: Sequence[traceback.FrameSummary], sides: Sides, entered: bool) -> bool:
@@ -115,24 +158,32 @@ def _crosses_call(error: TypeError, frames: Sequence[traceback.FrameSummary], si
         return False
     if not entered:
         return True  # the replay's own call, standing for sglang's, of the plugin's callable
-    caller_is_plugin = bool(frames) and sides.plugin_file(frames[-1].filename)
+    caller_is_plugin = _reader_is_plugin(frames, sides)
     callee_is_plugin = _plugin_qualname(match.group("callee"), frames, sides)
     return caller_is_plugin != callee_is_plugin
+
+
+def _reader_is_plugin(frames: Sequence[traceback.FrameSummary], sides: Sides) -> bool:
+    """Whether the innermost frame outside the standard library (a stand-in's
+    own code raises there) is the plugin's: who made the call or the read."""
+    for frame in reversed(frames):
+        if not sides.library_file(frame.filename):
+            return sides.plugin_file(frame.filename)
+    return False
 
 
 def _plugin_qualname(qualname: str, frames: Sequence[traceback.FrameSummary], sides: Sides) -> bool:
     """Whether the callee a TypeError names is the plugin's: a class or function
     of that name in one of the plugin's modules (else sglang's, or the library's)."""
     head = qualname.split(".", 1)[0]
-    for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if not (isinstance(file, str) and sides.plugin_file(file)):
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in sides.packages:
             continue
-        # A name the module defines, not one it imports (sglang's BaseSpecWorker, say).
-        found = getattr(module, head, None)
-        home = sys.modules.get(getattr(found, "__module__", None) or "")
-        home_file = getattr(home, "__file__", None)
-        if found is not None and isinstance(home_file, str) and sides.plugin_file(home_file):
+        # A name the module defines, not one it imports (sglang's BaseSpecWorker, say);
+        # read from its namespace, never through a module __getattr__.
+        found = vars(module).get(head)
+        home = getattr(found, "__module__", None)
+        if found is not None and isinstance(home, str) and home.partition(".")[0] in sides.packages:
             return True
     return False
 
@@ -143,7 +194,7 @@ def _crosses_read(error: AttributeError, frames: Sequence[traceback.FrameSummary
     name = getattr(error, "name", None)
     if obj is None or not isinstance(name, str):
         return False
-    reader_is_plugin = bool(frames) and sides.plugin_file(frames[-1].filename)
+    reader_is_plugin = _reader_is_plugin(frames, sides)
     if sides.is_standin(obj):
         # The plugin read a member of sglang's object: its fault if the real class lacks it too.
         return reader_is_plugin and not sides.real_has(obj, name)

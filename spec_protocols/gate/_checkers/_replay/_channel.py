@@ -14,6 +14,7 @@ from pathlib import Path
 
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
 from spec_protocols.gate._codec import decode, encode, write_atomically
+from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._findings import ReplayFinding
 from spec_protocols.gate._model import Verdict
 
@@ -36,9 +37,10 @@ class ReplayRequest:
     #: source: called, as sglang's loader calls an entry point, when importing
     #: the module registered nothing.
     register_functions: tuple[str, ...] = ()
-    #: The files of the plugin's own code: an exception raised there is the
-    #: plugin's, one raised elsewhere sglang's (or the replay's stand-ins').
-    plugin_files: tuple[str, ...] = ()
+    #: Branch -> SpecWorker member -> how the scheduler calls it on that branch
+    #: (``ReleaseTerms.branch_shapes``): the replay knows the branch the
+    #: registered algorithm runs, from the algorithm object itself.
+    branch_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ import importlib.metadata
 import inspect
 import io
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -50,7 +51,9 @@ from spec_protocols.gate._checkers._replay._standins import Standins
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass
 from spec_protocols.gate._findings import ReplayFinding
 from spec_protocols.gate._findings._values import ReplayKind
+from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS
 from spec_protocols.gate._model import ProtocolName, Verdict
+from spec_protocols.gate._roles import CAPABILITIES
 
 __all__ = ["main", "replay"]
 
@@ -110,8 +113,11 @@ class _Replay:
         self.built: list[_Built] = []
         self.algorithms: dict[str, str] = {}
         self.classes: dict[str, ProbeClass] = {c.target: c for c in request.classes}
+        self.branch = OVERLAP
+        self.spec: Any = None
         self.standins = Standins()
-        self.sides = Sides(frozenset(str(Path(f).resolve()) for f in request.plugin_files), Standins.is_standin, Standins.real_has)
+        packages = frozenset(m.partition(".")[0] for m in (*request.modules, *(c.module for c in request.classes)))
+        self.sides = Sides(_sglang_folders(), Standins.is_standin, Standins.real_has, packages - {"sglang", "spec_protocols"})
         self._watch_draft_factory()
 
     # -- loading the plugin, as sglang's loader does ------------------------------
@@ -127,9 +133,12 @@ class _Replay:
             except BaseException as error:  # noqa: BLE001 - the plugin's module: any exception is its failure
                 failed[module] = _one_line(error)
         self._entry_points()
-        if set(registry) == before:
-            for spec in self.request.register_functions:
-                self._call_register(spec)
+        # The functions of the plugin's source that register: sglang's loader
+        # calls such a function (an entry point); one that registers what its
+        # module's import already did raises, as the loader's call would, and
+        # sglang goes on.
+        for spec in self.request.register_functions:
+            self._call_register(spec)
         return {name: registry[name] for name in registry if name not in before}, failed
 
     def _entry_points(self) -> None:
@@ -180,6 +189,8 @@ class _Replay:
     def algorithm(self, name: str, spec: Any) -> None:
         overlap = bool(getattr(spec, "supports_overlap", False))
         args = self.standins.server_args(name, overlap=overlap)
+        self.branch = OVERLAP if overlap else SYNCHRONOUS
+        self.spec = spec
         self.algorithms[name] = f"replayed on the {'overlap' if overlap else 'synchronous'} loop"
         validate = getattr(spec, "validate_server_args", None)
         if callable(validate):
@@ -243,12 +254,16 @@ class _Replay:
     # -- the instance -----------------------------------------------------------
 
     def _instance(self, check: str, instance: object) -> None:
-        item = self.classes.get(check)
         release = self.request.release
-        calls = dict(item.calls) if item is not None else {}
+        # How the scheduler calls the worker on the branch this algorithm runs
+        # (its create_worker refuses overlap scheduling without the flag).
+        calls = {member: (shape,) for member, shape in self.request.branch_shapes.get(self.branch, {}).items()}
         fetched = fetch_members(
             instance, spec_protocols.SpecWorker, release.members.get(ProtocolName.SPEC_WORKER), calls, _SCHEDULER_CALLS, self._stopper(check)
         )
+        for capability in self._capabilities():
+            more = fetch_members(instance, getattr(spec_protocols, capability), None, {}, _SCHEDULER_CALLS, self._stopper(check))
+            fetched = Fetched((*fetched.findings, *more.findings), fetched.evidence)
         presence = [
             ReplayFinding(n, "missing", f"getattr(worker, {n!r}) finds nothing; the release calls it", _SCHEDULER_CALLS)
             for n in release.presence
@@ -260,6 +275,21 @@ class _Replay:
         draft = _draft_of(instance)
         if draft is not None:
             self._draft_members(draft)
+
+    def _capabilities(self) -> list[str]:
+        """The capability protocols the algorithm object turns on (``supports_grammar_overlap()``:
+        the overlap branch passes ``grammar_barrier=``), on the overlap branch only, as sglang passes them."""
+        if self.branch != OVERLAP:
+            return []
+        found: list[str] = []
+        for capability in CAPABILITIES:
+            predicate = getattr(self.spec, re.sub(r"(?<!^)(?=[A-Z])", "_", capability).lower(), None)
+            try:
+                if callable(predicate) and predicate() is True:
+                    found.append(capability)
+            except Exception:  # noqa: BLE001 - a predicate that raises: the algorithm object's own replay says so
+                continue
+        return found
 
     def _draft_members(self, draft: object) -> None:
         target = _dotted(draft)
@@ -277,18 +307,21 @@ class _Replay:
             target = _dotted(record.draft_class) if isinstance(record.draft_class, type) else None
             if target is None or target not in self.classes:
                 continue
+            # A class handed to build_draft_tp_worker that discovery did not see injected
+            # (through an attribute, a registry) is judged as the draft worker it is.
+            protocol = ProtocolName.DRAFT_WORKER_FACTORY
+            if protocol not in self.classes[target].protocols:
+                protocol = ProtocolName.DRAFT_WORKER
             if record.error is None:
-                self._result(target, ProtocolName.DRAFT_WORKER_FACTORY, Verdict.PASS, evidence=[("__init__", "call"), ("__init__", "exists")])
+                self._result(target, protocol, Verdict.PASS, evidence=[("__init__", "call"), ("__init__", "exists")])
                 if record.draft is not None:
                     self._draft_members(record.draft)
                 continue
             judged = blame(record.error, self.sides, entered=True)
             if judged.verdict == "boundary":
-                finding = ReplayFinding("__init__", "draft", judged.said, FACTORY_SITE, judged.where)
-                self._result(target, ProtocolName.DRAFT_WORKER_FACTORY, Verdict.FAIL, [finding])
+                self._result(target, protocol, Verdict.FAIL, [ReplayFinding("__init__", "draft", judged.said, FACTORY_SITE, judged.where)])
             else:
-                finding = ReplayFinding("__init__", "stopped", judged.said, FACTORY_SITE, judged.where)
-                self._result(target, ProtocolName.DRAFT_WORKER_FACTORY, Verdict.UNVERIFIED, [finding])
+                self._result(target, protocol, Verdict.UNVERIFIED, [ReplayFinding("__init__", "stopped", judged.said, FACTORY_SITE, judged.where)])
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -336,6 +369,18 @@ class _Replay:
                 )
                 self.results.add(item.target, protocol, Verdict.SKIPPED, note=note)
         return ReplayAnswer(tuple(self.results.found.values()), None, dict(self.algorithms))
+
+
+def _sglang_folders() -> tuple[str, ...]:
+    """sglang's side of the boundary: sglang's package, the replay's own code (it stands for the
+    scheduler), and, last, the standard library (the stand-ins' ``unittest.mock``)."""
+    import sglang
+    import sysconfig
+
+    folders = [str(Path(p).resolve()) for p in getattr(sglang, "__path__", [])]
+    folders.append(str(Path(__file__).resolve().parent.parent.parent))  # spec_protocols/gate
+    folders.append(str(Path(sysconfig.get_paths()["stdlib"]).resolve()))
+    return tuple(f"{folder}/" for folder in folders)
 
 
 def _verdict(findings: Sequence[ReplayFinding]) -> Verdict:

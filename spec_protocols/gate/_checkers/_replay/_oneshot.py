@@ -18,7 +18,6 @@ from spec_protocols.gate._checkers._runtime._oneshot import item_of, release_of
 from spec_protocols.gate._findings import ReplayFinding, message
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, Discovery, GateError, Problem, Verdict
-from spec_protocols.gate._paths import in_installation
 
 __all__ = ["LABEL", "NAME", "ReplayChecker"]
 
@@ -105,8 +104,6 @@ def _request(check_input: CheckInput, answer: Path) -> ReplayRequest:
     found = check_input.discovery
     terms = check_input.terms
     roots = [root for root in found.search_roots if root != check_input.sglang_root]
-    plugin = [f for name, f in found.source_modules.items() if not name.startswith(("sglang", "spec_protocols")) and not in_installation(f)]
-    plugin += [file for file, _ in _sites(found)]
     modules = dict.fromkeys([*(c.module for c in found.classes), *found.runtime_built, *_registering_modules(found)])
     return ReplayRequest(
         tuple(str(r) for r in roots),
@@ -115,7 +112,7 @@ def _request(check_input: CheckInput, answer: Path) -> ReplayRequest:
         tuple(item_of(index, cls, terms) for index, cls in enumerate(found.classes)),
         release_of(terms),
         register_functions=tuple(dict.fromkeys(_register_functions(found))),
-        plugin_files=tuple(str(f) for f in plugin),
+        branch_shapes={branch: dict(shapes) for branch, shapes in terms.branch_shapes.items()},
     )
 
 
@@ -153,12 +150,42 @@ def _registering_modules(found: Discovery) -> Iterator[str]:
 
 def _register_functions(found: Discovery) -> Iterator[str]:
     """``module:function`` for each module-level function with no required
-    parameter whose body holds a registration: the plugin's ``register()``."""
+    parameter whose body registers an algorithm: the plugin's ``register()``
+    (where discovery read the registration, and where it could not: a loop
+    over a table, a name built at run time)."""
     for file, line in _sites(found):
         module = _module_of(file, found)
         function = _enclosing_function(file, line)
         if module is not None and function is not None:
             yield f"{module}:{function}"
+    for name in dict.fromkeys(c.module for c in found.classes):
+        source = found.source_modules.get(name)
+        if source is not None:
+            yield from (f"{name}:{function}" for function in _registering_functions(source))
+
+
+#: What a call that registers an algorithm is named (``SpeculativeAlgorithm.register``, ``register_algorithm``).
+_REGISTERS = frozenset({"register", "register_algorithm"})
+
+
+def _registering_functions(file: Path) -> Iterator[str]:
+    """The module-level functions of ``file`` with no required parameter that call a register function."""
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not _required(node.args):
+            calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
+            names = {c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "") for c in calls}
+            if names & _REGISTERS:
+                yield node.name
+
+
+def _required(args: ast.arguments) -> int:
+    """How many arguments a call must pass."""
+    positional = len(args.posonlyargs) + len(args.args) - len(args.defaults)
+    return positional + sum(1 for default in args.kw_defaults if default is None)
 
 
 def _enclosing_function(file: Path, line: int) -> str | None:
@@ -168,10 +195,7 @@ def _enclosing_function(file: Path, line: int) -> str | None:
         return None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            args = node.args
-            required = len(args.posonlyargs) + len(args.args) - len(args.defaults)
-            required += sum(1 for default in args.kw_defaults if default is None)
-            return node.name if required == 0 and isinstance(node, ast.FunctionDef) else None
+            return node.name if not _required(node.args) and isinstance(node, ast.FunctionDef) else None
     return None
 
 

@@ -143,9 +143,14 @@ _CLAIMS = {"missing": "exists", "kind": "kind", "signature": "call", "async": "c
 
 
 def _claim(finding: RuntimeFinding) -> str | None:
-    """The :attr:`Problem.claim` of what the runtime checker found on the class (never a constructor's: the replay builds it)."""
+    """The :attr:`Problem.claim` of what the runtime checker found on the class.
+
+    Its constructor problems (the call sglang makes, read from the class's
+    signature) are ``call`` claims of ``__init__``: the replay makes that call."""
     if finding.kind == "presence":
         return "exists"
+    if finding.member == "__init__" and (finding.context == "constructor" or finding.kind in ("call", "note")):
+        return "call"
     if finding.kind != "verification" or finding.context != "member":
         return None
     return _CLAIMS.get(finding.category)
