@@ -132,13 +132,15 @@ def _refused_store(error: AttributeError, frames: Sequence[traceback.FrameSummar
     a property with no setter, a ``__setattr__`` or descriptor of the plugin's that raises."""
     if not frames:
         return False
-    plugin = [n for n, f in enumerate(frames) if sides.plugin_file(f.filename)]
-    if not plugin:
+    if not sides.plugin_file(frames[-1].filename):
         # Raised where sglang stores (a read-only property of the plugin's class).
         match = _NO_SETTER.search(str(error))
         return match is not None and bool(match.group("cls")) and match.group("cls").rpartition(".")[2] in _plugin_class_names(sides)
-    first = plugin[0]
-    entered_from_sglang = first > 0 and not sides.plugin_file(frames[first - 1].filename)
+    # The innermost run of the plugin's frames, and whether sglang's code entered it with a store.
+    first = len(frames) - 1
+    while first > 0 and sides.plugin_file(frames[first - 1].filename):
+        first -= 1
+    entered_from_sglang = first > 0
     return entered_from_sglang and frames[first].name in ("__setattr__", "__set__", "__delattr__")
 
 

@@ -291,9 +291,21 @@ class _Replay:
                 continue
         return found
 
+    def _target_of(self, cls: type) -> str | None:
+        """The checked class ``cls`` is: by its dotted name, or, for a class that
+        names another module (``types.new_class``), as the module of a checked class holds it."""
+        dotted = _dotted(cls)
+        if dotted in self.classes:
+            return dotted
+        for item in self.request.classes:
+            module = sys.modules.get(item.module)
+            if module is not None and vars(module).get(item.qualname) is cls:
+                return item.target
+        return None
+
     def _draft_members(self, draft: object) -> None:
-        target = _dotted(draft)
-        if target not in self.classes or self.standins.is_standin(draft):
+        target = self._target_of(type(draft))
+        if target is None or self.standins.is_standin(draft):
             return
         fetched: Fetched = fetch_members(
             draft, spec_protocols.DraftWorker, self.request.release.members.get(ProtocolName.DRAFT_WORKER), {}, _DEFAULTS_CALLS, self._stopper(target)
@@ -304,8 +316,8 @@ class _Replay:
         """Each draft worker class ``build_draft_tp_worker`` was given since the last look, as it was built."""
         records, self.built[:] = list(self.built), []
         for record in records:
-            target = _dotted(record.draft_class) if isinstance(record.draft_class, type) else None
-            if target is None or target not in self.classes:
+            target = self._target_of(record.draft_class) if isinstance(record.draft_class, type) else None
+            if target is None:
                 continue
             # A class handed to build_draft_tp_worker that discovery did not see injected
             # (through an attribute, a registry) is judged as the draft worker it is.
