@@ -63,6 +63,10 @@ class Counting:
     def version(self) -> str:
         return self._version if self._version is not None else self.inner.version()
 
+    def __getattr__(self, name: str) -> object:
+        # The rest of the checker's identity (label, rank, dialect, pin...) is the inner checker's.
+        return getattr(self.inner, name)
+
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         self.runs += 1
         outcome = self.inner.run(check_input)

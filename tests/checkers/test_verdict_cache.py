@@ -16,6 +16,7 @@ from spec_protocols.gate._checkers import CHECKERS
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerOutcome, GateReport, Verdict
 from spec_protocols.gate._run import run_gate
+from tests._fake_checker import FakeChecker
 from tests._verdict_cache_support import (  # noqa: F401  (cache_on, shared_cache, stages, target: fixtures)
     Counting,
     Stages,
@@ -44,12 +45,11 @@ def _sglang_tree(root: Path) -> Path:
     )
 
 
-class Silent:
+class Silent(FakeChecker):
     """A static checker with nothing to say, instantly: the stages are under test, not the verdicts."""
 
     name = "mypy"
     reads_harness = True
-    imports_target = False
 
     def __init__(self) -> None:
         self.runs = 0
@@ -94,13 +94,14 @@ def test_the_contract_is_reused_until_one_sglang_file_changes(
     assert stages.contracts == 3
 
 
-def test_all_three_checkers_are_reused_and_report_the_same(cache_on: Path, target: Path) -> None:
+def test_every_default_checker_is_reused_and_reports_the_same(cache_on: Path, target: Path) -> None:
     uncached = run_gate([str(target)], cache=False)
     run_gate([str(target)])
-    counting = {name: Counting(CHECKERS[name]) for name in ("runtime", "mypy", "pyright")}
+    names = ("runtime", "replay", "mypy", "pyright")
+    counting = {name: Counting(CHECKERS[name]) for name in names}
     cached = run_gate([str(target)], checkers=list(counting.values()))
-    assert {name: c.runs for name, c in counting.items()} == {"runtime": 0, "mypy": 0, "pyright": 0}
+    assert {name: c.runs for name, c in counting.items()} == dict.fromkeys(names, 0)
     assert stable(cached) == stable(uncached)
-    assert {"runtime (cached)", "mypy (cached)", "pyright (cached)"} <= set(cached.timings)
+    assert {f"{name} (cached)" for name in names} <= set(cached.timings)
 
 

@@ -23,6 +23,7 @@ from spec_protocols.gate._model import Check, CheckerOutcome, GateReport, Proble
 from spec_protocols.gate._run import run_gate
 from spec_protocols.gate._reports import render
 
+from tests._fake_checker import FakeChecker
 from tests._verdict_cache_support import (  # noqa: F401  (cache_on, shared_cache, stages: fixtures)
     Stages,
     cache_on,
@@ -44,18 +45,19 @@ FAILING = PASSING.replace("OK_____", "BROKEN_")
 assert len(FAILING) == len(PASSING)
 
 
-class ByText:
+class ByText(FakeChecker):
     """A checker that fails every class whose file says BROKEN, and counts its runs."""
 
     name = "by-text"
-    reads_harness = False
-    imports_target = False
 
     def __init__(self) -> None:
         self.runs = 0
 
     def version(self) -> str:
         return "1"
+
+    def distributed(self) -> bool:
+        return True  # a fixed version: the run memo may key it, as it keys an installed checker
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         self.runs += 1

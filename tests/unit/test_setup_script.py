@@ -56,6 +56,7 @@ def test_a_first_set_up_says_each_step_then_a_second_says_nothing(tmp_path: Path
         "installing spec-protocols (editable) with its dev extra: mypy, pyright, pytest",
         "installing sglang's CPU dependency set (requirements/sglang-cpu.txt; torch and torchvision are 5.5 GB "
         "of it, most of a first set-up's minutes; SPEC_PROTOCOLS_NO_RUNTIME=1 leaves it out)",
+        "installing what imports on CPU without its CUDA requirements (requirements/sglang-cpu-no-deps.txt: flashinfer)",
         "installing sglang's source without its dependencies (requirements/sglang-source.txt, --no-deps)",
         "checking the installed requirements (pip check)",
     ], steps
