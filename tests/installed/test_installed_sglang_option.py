@@ -88,5 +88,5 @@ def test_check_against_a_release_with_no_sglang_installed(
     assert (cache / "sglang" / release / "sglang" / "srt" / "speculative").is_dir(), ran.describe()
     # The wheel pip downloaded is deleted once its source is unpacked.
     assert not list((cache / "sglang" / "wheels").glob("*.whl")), ran.describe()
-    assert "note: runtime checker: skipped: --sglang reads" in ran.stdout, ran.describe()
+    assert "note: runtime and replay checkers: skipped: --sglang reads" in ran.stdout, ran.describe()
     assert "Traceback" not in ran.output, ran.describe()

@@ -19,6 +19,7 @@ __all__ = [
     "no_source_note",
     "importing_skipped_note",
     "skip_note",
+    "checkers_named",
 ]
 
 
@@ -30,13 +31,20 @@ def fetched_release_note(release: str) -> str:
     )
 
 
+def checkers_named(names: Sequence[str]) -> str:
+    """``runtime checker``, ``runtime and replay checkers``, ``a, b and c checkers``."""
+    joined = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{joined} checker{'s' if len(names) > 1 else ''}"
+
+
 def skip_note(skip: CheckerSkip) -> str:
     """Why the run left ``skip.checkers`` out."""
     assert skip.reason is SkipReason.SGLANG_NOT_INSTALLED
-    left = ", ".join(skip.checkers)
+    left = checkers_named(skip.checkers)
+    each = "it" if len(skip.checkers) == 1 else "each"
     return (
-        f"{left} checker: skipped: --sglang reads sglang {skip.release}'s source without installing it, and the "
-        f"{left} checker can only import the installed sglang; {' and '.join(skip.kept)} decided"
+        f"{left}: skipped: --sglang reads sglang {skip.release}'s source without installing it, and {each} "
+        f"can only import the installed sglang; {' and '.join(skip.kept)} decided"
     )
 
 
@@ -68,7 +76,7 @@ def no_draft_factory_note(release: str | None, oldest: str) -> str:
 def importing_skipped_note(checkers: Sequence[str], first_reason: str) -> str:
     """The checkers that import the target could not import anything: the first reason, and the fix."""
     return (
-        f"{', '.join(checkers)} checker: skipped every check ({first_reason}); the static checkers decided alone. To "
+        f"{checkers_named(checkers)}: skipped every check ({first_reason}); the static checkers decided alone. To "
         "run it, make the target importable in this environment (for sglang on CPU: pip install -r "
         "requirements/sglang-cpu.txt from a spec-protocols checkout), or pass --no-import to say you meant a "
         "static-only run"

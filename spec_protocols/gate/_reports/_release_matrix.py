@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from spec_protocols.gate._model import Check, GateReport, Result, SkipReason, Verdict
-from spec_protocols.gate._reports._messages import skip_note
+from spec_protocols.gate._reports._messages import checkers_named, skip_note
 from spec_protocols.gate._reports._order import lead_problem, ordered_checkers
 
 __all__ = [
@@ -153,11 +153,12 @@ def cell_text(result: Result | None) -> str:
 
 def static_only_note(labels: Sequence[str], checkers: Sequence[str], kept: Sequence[str]) -> str:
     """What ``*`` after a release means: ``checkers`` skipped there, ``kept`` decided."""
-    left = ", ".join(checkers)
+    left = checkers_named(checkers)
+    each = "it" if len(checkers) == 1 else "each"
     return (
-        f"static only (marked *): {', '.join(labels)}: the {left} checker skipped there: --sglang reads "
-        f"a release's source without installing it, and the {left} checker can only import the installed sglang "
-        f"(give its tree's path as one --sglang to have it run there); {' and '.join(kept)} decided"
+        f"static only (marked *): {', '.join(labels)}: the {left} skipped there: --sglang reads "
+        f"a release's source without installing it, and {each} can only import the installed sglang "
+        f"(give its tree's path as one --sglang to have {'it' if len(checkers) == 1 else 'them'} run there); {' and '.join(kept)} decided"
     )
 
 
