@@ -402,6 +402,10 @@ class CheckerOutcome:
     #: ``call``; a static checker's contrary problem yields to them
     #: (:func:`spec_protocols.gate._verdicts.combine`).
     evidence: Mapping[Check, tuple[tuple[str, str], ...]] = field(default_factory=dict[Check, tuple[tuple[str, str], ...]])
+    #: The checks skipped because the checker does not apply to them (the
+    #: replay on a class no registration reaches), not because it could not
+    #: run: they never make the run's "could not import" note.
+    inapplicable: tuple[Check, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -422,11 +422,13 @@ def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass],
 def _importing_skipped_everything(outcomes: Sequence[CheckerOutcome], site_checks: Collection[Check]) -> str | None:
     """One line, with the fix, when the checkers that import the target could
     not import anything (an injection site, an expression, is no import to make)."""
-    verdicts = [v for o in outcomes for v in o.verdicts.values()]
-    if not verdicts or any(v is not Verdict.SKIPPED for v in verdicts):
+    # A check a checker does not apply to (the replay's, where nothing registers) is no import it failed.
+    applicable = [(o, {c: v for c, v in o.verdicts.items() if c not in o.inapplicable}) for o in outcomes]
+    applicable = [(o, verdicts) for o, verdicts in applicable if verdicts]
+    if not applicable or any(v is not Verdict.SKIPPED for _, verdicts in applicable for v in verdicts.values()):
         return None
-    reasons = sorted({note for o in outcomes for check, note in o.notes.items() if check not in site_checks})
-    names = tuple(dict.fromkeys(o.checker for o in outcomes))
+    reasons = sorted({o.notes[check] for o, verdicts in applicable for check in verdicts if check in o.notes and check not in site_checks})
+    names = tuple(dict.fromkeys(o.checker for o, _ in applicable))
     return messages.importing_skipped_note(names, reasons[0]) if reasons else None
 
 

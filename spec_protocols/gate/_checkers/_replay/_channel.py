@@ -18,7 +18,10 @@ from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._findings import ReplayFinding
 from spec_protocols.gate._model import Verdict
 
-__all__ = ["ReplayAnswer", "ReplayRequest", "ReplayResult", "read_answer", "read_request", "request_text", "write_answer"]
+__all__ = ["NO_REGISTRATION_NOTE", "ReplayAnswer", "ReplayRequest", "ReplayResult", "read_answer", "read_request", "request_text", "write_answer"]
+
+#: The note of a class that no registration reaches: the replay replays what a plugin hands sglang.
+NO_REGISTRATION_NOTE = "no registration the replay could load reaches it: it replays what a plugin hands sglang"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,10 @@ class ReplayRequest:
     #: (``ReleaseTerms.branch_shapes``): the replay knows the branch the
     #: registered algorithm runs, from the algorithm object itself.
     branch_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
+    #: Algorithm name -> the checked classes the plugin's source registers
+    #: under it (``Registration.name``): whose failure a registration that
+    #: yields no class (a factory ``create_worker`` cannot call) is.
+    registered: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import platform
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from spec_protocols.gate._checkers._registry import CheckerName
-from spec_protocols.gate._checkers._replay._channel import ReplayAnswer, ReplayRequest, read_answer, request_text
+from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, read_answer, request_text
 from spec_protocols.gate._checkers._runtime._oneshot import item_of, release_of
 from spec_protocols.gate._findings import ReplayFinding, message
 from spec_protocols.gate._harness import CheckInput
@@ -26,6 +27,7 @@ LABEL = "the replay checker"
 #: The note of an injection site: an expression, which the replay meets only as what it builds.
 SITE_NOTE = "an expression: the replay reports on the class it builds, where a registration reaches it"
 _DRIVER = "spec_protocols.gate._checkers._replay._driver"
+_PLUGIN_GROUP = "sglang.srt.plugins"
 
 
 class ReplayChecker:
@@ -54,11 +56,18 @@ class ReplayChecker:
         outcome = _Outcome()
         for site in found.sites:
             outcome.skip(Check(site.target, ClassRole.INJECTED.protocol), SITE_NOTE)
-        if found.classes:
+            outcome.inapplicable.append(Check(site.target, ClassRole.INJECTED.protocol))
+        if not _registers_anything(found):
+            # Nothing in the plugin hands a class to sglang: the replay has no call sequence to replay,
+            # and says so without importing sglang (the same words on every interpreter).
+            for check in (check for cls in found.classes for check in cls.checks):
+                outcome.skip(check, NO_REGISTRATION_NOTE)
+                outcome.inapplicable.append(check)
+        elif found.classes or found.runtime_built:
             with tempfile.TemporaryDirectory(prefix="spec-protocols-replay-") as private:
                 answer = _drive(_request(check_input, Path(private) / "answer.json"), Path(private), check_input.timeout)
             outcome.read(answer, found)
-        return CheckerOutcome(NAME, outcome.verdicts, outcome.problems, time.perf_counter() - start, outcome.notes, evidence=outcome.evidence)
+        return CheckerOutcome(NAME, outcome.verdicts, outcome.problems, time.perf_counter() - start, outcome.notes, evidence=outcome.evidence, inapplicable=tuple(outcome.inapplicable))
 
 
 class _Outcome:
@@ -67,6 +76,7 @@ class _Outcome:
         self.problems: dict[Check, tuple[Problem, ...]] = {}
         self.notes: dict[Check, str] = {}
         self.evidence: dict[Check, tuple[tuple[str, str], ...]] = {}
+        self.inapplicable: list[Check] = []
 
     def skip(self, check: Check, note: str) -> None:
         self.verdicts[check] = Verdict.SKIPPED
@@ -86,6 +96,8 @@ class _Outcome:
             self.evidence[check] = result.evidence
             if result.note:
                 self.notes[check] = result.note
+            if result.verdict is Verdict.SKIPPED and result.note == NO_REGISTRATION_NOTE:
+                self.inapplicable.append(check)
         for check in checks:
             if check not in self.verdicts:
                 self.skip(check, "the replay did not report on it")
@@ -113,7 +125,65 @@ def _request(check_input: CheckInput, answer: Path) -> ReplayRequest:
         release_of(terms),
         register_functions=tuple(dict.fromkeys(_register_functions(found))),
         branch_shapes={branch: dict(shapes) for branch, shapes in terms.branch_shapes.items()},
+        registered=_registered(found),
     )
+
+
+def _registered(found: Discovery) -> dict[str, tuple[str, ...]]:
+    """Algorithm name -> the checked classes its registrations reach."""
+    by_name: dict[str, list[str]] = {}
+    for cls in found.classes:
+        for registration in cls.registrations:
+            by_name.setdefault(registration.name, []).append(cls.dotted)
+    return {name: tuple(dict.fromkeys(targets)) for name, targets in by_name.items()}
+
+
+def _registers_anything(found: Discovery) -> bool:
+    """Whether anything in the plugin may register an algorithm with sglang: a
+    registration discovery read, a module that makes classes at import, a call
+    named as a register function anywhere in a checked class's module (a loop
+    over a table, a factory function), or an installed ``sglang.srt.plugins``
+    entry point of the plugin's packages. Generous on purpose: a wrong yes
+    costs a driver process, a wrong no would skip a registered class."""
+    if found.runtime_built or any(cls.registrations for cls in found.classes):
+        return True
+    modules = {cls.module for cls in found.classes}
+    for name in modules:
+        source = _source_of(name, found)
+        if source is not None and _calls_a_register_function(source):
+            return True
+    packages = {name.partition(".")[0] for name in modules}
+    try:
+        points = importlib.metadata.entry_points(group=_PLUGIN_GROUP)
+    except Exception:  # noqa: BLE001 - unreadable distribution metadata: assume a plugin may be there
+        return True
+    return any(point.value.partition(":")[0].strip().partition(".")[0] in packages for point in points)
+
+
+def _source_of(module: str, found: Discovery) -> Path | None:
+    """The file of ``module``: as discovery read it, else under a search root
+    (a module discovery listed for its import only, with no class statement)."""
+    known = found.source_modules.get(module)
+    if known is not None:
+        return known
+    relative = Path(*module.split("."))
+    for root in found.search_roots:
+        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _calls_a_register_function(file: Path) -> bool:
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return True  # unreadable here: the driver's import decides
+    return any(_call_name(node) in _REGISTERS for node in ast.walk(tree) if isinstance(node, ast.Call))
+
+
+def _call_name(call: ast.Call) -> str:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
 
 
 def _module_of(file: Path, found: Discovery) -> str | None:
@@ -158,8 +228,8 @@ def _register_functions(found: Discovery) -> Iterator[str]:
         function = _enclosing_function(file, line)
         if module is not None and function is not None:
             yield f"{module}:{function}"
-    for name in dict.fromkeys(c.module for c in found.classes):
-        source = found.source_modules.get(name)
+    for name in dict.fromkeys([*(c.module for c in found.classes), *found.runtime_built]):
+        source = _source_of(name, found)
         if source is not None:
             yield from (f"{name}:{function}" for function in _registering_functions(source))
 
@@ -176,9 +246,7 @@ def _registering_functions(file: Path) -> Iterator[str]:
         return
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and not _required(node.args):
-            calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
-            names = {c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", "") for c in calls}
-            if names & _REGISTERS:
+            if any(_call_name(n) in _REGISTERS for n in ast.walk(node) if isinstance(n, ast.Call)):
                 yield node.name
 
 
