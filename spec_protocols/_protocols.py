@@ -38,7 +38,6 @@ from spec_protocols._sglang_types import (
     ModelRunner,
     PPProxyTensors,
     ReqToTokenPool,
-    SamplingPrewarmResult,
     ScheduleBatch,
     ServerArgs,
     TpModelWorker,
@@ -344,10 +343,16 @@ class SpecWorker(Protocol):
 
     if not SGLANG_0_5_19:
 
-        def prewarm_sampling(self) -> SamplingPrewarmResult:
+        def prewarm_sampling(self) -> object:
             """Warm the sampler before serving; the result is unused.
 
-            Called by ``Scheduler`` at start-up from sglang 0.5.20 on.
+            Called by ``Scheduler`` at start-up from sglang 0.5.20 on
+            (managers/scheduler.py: ``self.draft_worker.prewarm_sampling()``,
+            a statement): sglang discards the value, so any return type
+            conforms (sglang's own return ``SamplingPrewarmResult``, a plugin's
+            may return ``None``). An ``async def`` would also type-check as
+            ``object``; the runtime and replay checkers read the function
+            itself and fail it.
             """
             ...
 

@@ -7,17 +7,18 @@ worker decides the verdict (a base spelled through an alias, a class in a
 that prints at import...). Each shape declares what the gate must say, in
 comments anywhere in its ``.py`` files::
 
-    # expect: <target> <Protocol> <gate-verdict> [runtime=<v>] [mypy=<v>] [pyright=<v>] [member=<name>] [runtime-decides]
+    # expect: <target> <Protocol> <gate-verdict> [runtime=<v>] [replay=<v>] [mypy=<v>] [pyright=<v>] [member=<name>] [runtime-decides]
     # expect-note: <substring of a note in the report>
     # expect-absent: <target that must not be among the results>
 
 ``<v>`` is ``pass``, ``fail``, ``unverified``, ``skipped`` or ``any`` (not
 asserted). ``member=`` requires, from every checker expected to ``fail``, a
 problem naming that member. ``runtime-decides`` marks a row whose gate verdict
-rests on the runtime checker alone: it is skipped where sglang cannot be
-imported at runtime (no torch: CI's Python 3.12 and 3.13 runs), and there
-every row of a module that imports sglang at runtime expects the runtime
-checker to say ``skipped``. Files and folders whose names start with ``_``
+rests on the checkers that import the plugin (the runtime checker, the
+replay): it is skipped where sglang cannot be imported at runtime (no torch:
+CI's Python 3.12 and 3.13 runs), and there every row of a module that imports
+sglang at runtime expects the runtime checker to say ``skipped``, and every
+row expects the replay (which always imports sglang) to say ``skipped``. Files and folders whose names start with ``_``
 are helpers, never targets.
 
 The gate runs ONCE over the whole corpus (every entry of ``tests/shapes/``
@@ -60,7 +61,7 @@ DOCS = REPO / "docs" / "verdicts.md"
 TABLE_START = "<!-- shapes-table:start -->"
 TABLE_END = "<!-- shapes-table:end -->"
 
-CHECKERS = ("runtime", "mypy", "pyright")
+CHECKERS = ("runtime", "replay", "mypy", "pyright")
 VERDICTS = frozenset({"pass", "fail", "unverified", "skipped", "any"})
 #: The one target given twice on the command line.
 DUPLICATED_TARGET = SHAPES / "inject_module_var.py"
@@ -104,6 +105,8 @@ class Expectation:
         expected = dict(self.checkers)
         if not SGLANG_AT_RUNTIME and self.imports_sglang and expected.get("runtime", "any") != "any":
             expected["runtime"] = "skipped"
+        if not SGLANG_AT_RUNTIME and expected.get("replay", "any") != "any":
+            expected["replay"] = "skipped"
         return expected
 
 
@@ -335,8 +338,8 @@ def render_shapes_table(rows: Sequence[Expectation | AbsentExpectation]) -> str:
     class is ``not checked``.
     """
     lines = [
-        "| Shape | Class / site | Protocol | runtime | mypy | pyright | gate | Why |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Shape | Class / site | Protocol | runtime | replay | mypy | pyright | gate | Why |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     previous: str | None = None
     for row in rows:
@@ -345,7 +348,7 @@ def render_shapes_table(rows: Sequence[Expectation | AbsentExpectation]) -> str:
         shape = f"`{row.shape}`" if first else ""
         why = _cell(row.shape_doc) if first else ""
         if isinstance(row, AbsentExpectation):
-            cells = [shape, f"`{row.target}`", "-", "-", "-", "-", "not checked", why]
+            cells = [shape, f"`{row.target}`", "-", *("-" for _ in CHECKERS), "not checked", why]
         else:
             verdicts = [row.checkers.get(name, "-") for name in CHECKERS]
             cells = [shape, f"`{_cell(row.target)}`", row.protocol, *verdicts, row.gate, why]

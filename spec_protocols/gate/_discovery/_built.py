@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
+from spec_protocols.gate._discovery._registrations import REGISTER_FUNCTIONS
 from spec_protocols.gate._discovery._source_index import ModuleSource
 from spec_protocols.gate._model import Discovery, GateError
 
@@ -77,14 +78,26 @@ def _factories(tree: ast.Module) -> frozenset[str]:
     return frozenset(found)
 
 
+#: The last part of each callable that registers an algorithm (``SpeculativeAlgorithm.register``).
+_REGISTERS = frozenset(name.rpartition(".")[2] for name in REGISTER_FUNCTIONS)
+
+
 def builds_classes(module: ModuleSource) -> bool:
-    """Whether the module's import-time code makes a class by a call: a
-    class-making call, or a call of one of its own class factories."""
+    """Whether the module's code makes a class by a call that sglang's side
+    will run: a class-making call at import, a call of one of its own class
+    factories at import, or class factories beside a function that registers
+    an algorithm (a ``register()`` the plugin's loader calls, whose factory
+    makes the class when ``create_worker`` calls it)."""
     factories = _factories(module.tree)
     for node in _module_level(module.tree):
         if isinstance(node, ast.Call) and (_makes_class(node) or _callee(node) in factories):
             return True
-    return False
+    functions = [node for node in ast.walk(module.tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return bool(factories) and any(_registers(function) for function in functions)
+
+
+def _registers(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(node, ast.Call) and _callee(node) in _REGISTERS for node in ast.walk(function))
 
 
 def require_importing(found: Discovery, *, importing: bool, importers: Sequence[str] = ()) -> None:

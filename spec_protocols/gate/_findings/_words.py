@@ -104,7 +104,7 @@ _REPLAY_LEADS: Mapping[str, str] = {
     "registration": "registering it as sglang does raises",
     "factory": "create_worker cannot get a class from the registered factory",
     "constructor": "the scheduler's constructor call cannot construct it",
-    "raised": "constructing it as the scheduler does raises at sglang's boundary",
+    "raised": "building or using it as sglang does raises at sglang's boundary",
     "missing": "the instance sglang builds has no such member",
     "kind": "on the instance sglang builds, it is of the wrong kind",
     "signature": "on the instance sglang builds, it cannot take sglang's call",

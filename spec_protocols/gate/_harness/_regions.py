@@ -38,6 +38,7 @@ import ast
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from spec_protocols.gate._model import DiscoveredClass
 from spec_protocols.gate._source import ParseCache, dotted_name
@@ -287,9 +288,10 @@ def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
 def _leaves(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
     """The simple statements of a body, inside ``if``/``for``/``while``/``with``/``try`` too."""
     for stmt in body:
-        blocks = [getattr(stmt, part, None) for part in ("body", "orelse", "finalbody")]
-        blocks += [h.body for h in getattr(stmt, "handlers", [])]
-        nested = [b for b in blocks if isinstance(b, list)]
+        blocks: list[object] = [getattr(stmt, part, None) for part in ("body", "orelse", "finalbody")]
+        handlers: list[ast.ExceptHandler] = getattr(stmt, "handlers", [])
+        blocks += [h.body for h in handlers]
+        nested: list[list[ast.stmt]] = [cast("list[ast.stmt]", b) for b in blocks if isinstance(b, list)]
         if nested and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for block in nested:
                 yield from _leaves(block)

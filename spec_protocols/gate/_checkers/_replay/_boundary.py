@@ -34,7 +34,9 @@ __all__ = ["Blame", "Sides", "blame"]
 #: qualified name, then why.
 _UNBOUND = re.compile(
     r"^(?P<callee>[\w.<>]+)\(\) (?:got an unexpected keyword argument|missing \d+ required|takes (?:from )?\d+ |got multiple values"
-    r"|got some positional-only arguments passed as keyword)"
+    r"|got some positional-only arguments passed as keyword"
+    # inspect.Signature.bind's words, which the stand-ins' callables raise with the callee named
+    r"|missing a required (?:keyword-only )?argument|too many (?:positional|keyword) arguments|multiple values for argument)"
 )
 
 
@@ -64,10 +66,16 @@ class Sides:
     real_has: Callable[[object, str], bool]
     #: The plugin's own top-level packages (or modules): where a callee a TypeError names is looked for.
     packages: frozenset[str] = frozenset()
+    #: The files of the replay's stand-ins: transparent when asking who made a call.
+    standin_files: frozenset[str] = frozenset()
 
     def plugin_file(self, filename: str) -> bool:
         resolved = _resolved(filename)
         return not filename.startswith("<") and not any(resolved.startswith(folder) for folder in self.sglang_folders)
+
+    def standin_file(self, filename: str) -> bool:
+        """The replay's stand-ins' own code (a stand-in ``TpModelWorker.__init__`` binding its arguments)."""
+        return _resolved(filename) in self.standin_files
 
     def library_file(self, filename: str) -> bool:
         """The standard library's (where a stand-in's own code raises)."""
@@ -154,22 +162,28 @@ def _plugin_class_names(sides: Sides) -> set[str]:
 
 
 def _crosses_call(error: TypeError, frames: Sequence[traceback.FrameSummary], sides: Sides, entered: bool) -> bool:
-    """A call that does not bind, made by one side of the other's callable."""
+    """A call that does not bind, with the plugin's code on either side of it.
+
+    Whether a call binds depends on the callee's parameters and the names and
+    number of the arguments, never on the stand-ins' values: a call the
+    plugin's code makes that does not bind (into sglang's ``__init__``, into
+    its own base through a ``**kwargs`` mixin) raises the same on a GPU, and
+    so does sglang's call of the plugin's callable. Only a call sglang makes of
+    its own callables is sglang's business (a stand-in that does not fit)."""
     match = _UNBOUND.match(str(error))
     if match is None:
         return False
     if not entered:
         return True  # the replay's own call, standing for sglang's, of the plugin's callable
-    caller_is_plugin = _reader_is_plugin(frames, sides)
-    callee_is_plugin = _plugin_qualname(match.group("callee"), frames, sides)
-    return caller_is_plugin != callee_is_plugin
+    return _reader_is_plugin(frames, sides) or _plugin_qualname(match.group("callee"), frames, sides)
 
 
 def _reader_is_plugin(frames: Sequence[traceback.FrameSummary], sides: Sides) -> bool:
-    """Whether the innermost frame outside the standard library (a stand-in's
-    own code raises there) is the plugin's: who made the call or the read."""
+    """Whether the innermost frame outside the standard library and the
+    replay's stand-ins (whose own code raises for the sglang callable they
+    stand for) is the plugin's: who made the call or the read."""
     for frame in reversed(frames):
-        if not sides.library_file(frame.filename):
+        if not sides.library_file(frame.filename) and not sides.standin_file(frame.filename):
             return sides.plugin_file(frame.filename)
     return False
 

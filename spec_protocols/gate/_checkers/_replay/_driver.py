@@ -45,7 +45,8 @@ from typing import Any, cast
 
 import spec_protocols
 from spec_protocols.gate._checkers._replay._boundary import Blame, Sides, blame
-from spec_protocols.gate._checkers._replay._channel import ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
+from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
+from spec_protocols.gate._checkers._replay._defaults import kept_default_findings
 from spec_protocols.gate._checkers._replay._instance import Fetched, fetch_members
 from spec_protocols.gate._checkers._replay._standins import Standins
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass
@@ -78,16 +79,17 @@ class _Results:
         key = (target, protocol)
         old = self.found.get(key)
         if old is None:
-            self.found[key] = ReplayResult(target, protocol, verdict, tuple(findings), note, tuple(evidence))
+            self.found[key] = ReplayResult(target, protocol, verdict, tuple(findings), note, tuple(_uncontradicted(evidence, findings)))
             return
         rank = {Verdict.FAIL: 0, Verdict.UNVERIFIED: 1, Verdict.PASS: 2, Verdict.SKIPPED: 3}
         worst = min(old.verdict, verdict, key=lambda v: rank[v])
+        merged = (*old.findings, *(f for f in findings if f not in old.findings))
         self.found[key] = replace(
             old,
             verdict=worst,
-            findings=(*old.findings, *(f for f in findings if f not in old.findings)),
+            findings=merged,
             note=old.note or note,
-            evidence=tuple(dict.fromkeys((*old.evidence, *evidence))),
+            evidence=tuple(_uncontradicted((*old.evidence, *evidence), merged)),
         )
 
 
@@ -112,12 +114,16 @@ class _Replay:
         self.results = _Results()
         self.built: list[_Built] = []
         self.algorithms: dict[str, str] = {}
+        #: module -> how its register function raised (sglang's loader logs it and starts without the algorithm).
+        self.register_failures: dict[str, str] = {}
         self.classes: dict[str, ProbeClass] = {c.target: c for c in request.classes}
         self.branch = OVERLAP
         self.spec: Any = None
         self.standins = Standins()
         packages = frozenset(m.partition(".")[0] for m in (*request.modules, *(c.module for c in request.classes)))
-        self.sides = Sides(_sglang_folders(), Standins.is_standin, Standins.real_has, packages - {"sglang", "spec_protocols"})
+        self.sides = Sides(
+            _sglang_folders(), Standins.is_standin, Standins.real_has, packages - {"sglang", "spec_protocols"}, Standins.files()
+        )
         self._watch_draft_factory()
 
     # -- loading the plugin, as sglang's loader does ------------------------------
@@ -159,6 +165,7 @@ class _Replay:
             function()
         except BaseException as error:  # noqa: BLE001 - as an entry point that raises
             self.algorithms[f"{spec}()"] = f"raised {_one_line(error)}"
+            self.register_failures.setdefault(module, f"{spec}() raised {_one_line(error)}")
 
     # -- build_draft_tp_worker, watched -----------------------------------------
 
@@ -203,33 +210,49 @@ class _Replay:
         if made is None:
             return
         registered = _class_of(made)
+        if registered is not None:
+            self._adopt(registered)
         self._construct(name, made, registered, args)
+
+    def _adopt(self, cls: type, protocols: tuple[str, ...] = (ProtocolName.SPEC_WORKER,)) -> None:
+        """A class of the plugin's that sglang is handed but that no reading of
+        the source listed (made and registered inside a function the plugin's
+        loader calls; a draft class chosen at run time and given to
+        ``build_draft_tp_worker``): checked in the role it was handed in, under
+        its dotted name. sglang's own classes and the library's never are."""
+        target = _dotted(cls)
+        if self._target_of(cls) is not None or not self.sides.plugin_object(cls) or cls.__module__.partition(".")[0] not in self.sides.packages:
+            return
+        self.classes[target] = ProbeClass(-1, cls.__module__, cls.__qualname__, target, protocols)
 
     def _create(self, name: str, spec: Any, args: Any) -> object | None:
         """What ``create_worker(server_args)`` returns, or None (its problem recorded)."""
         factory = getattr(spec, "factory", None)
-        target = self._factory_target(factory)
+        targets = self._factory_targets(name, factory)
         try:
             made: object = spec.create_worker(args)
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, TypeError) and callable(factory) and not _binds(factory, (args,), {}):
                 finding = ReplayFinding(None, "factory", f"it calls factory(server_args) positionally: {_one_line(error)}", CREATE_SITE)
-                self._fail_or_note(target, finding, name)
+                self._fail_or_note(targets, finding, name)
             else:
-                self._blame(target, error, CREATE_SITE, name, entered=True)
+                for target in targets or (None,):
+                    self._blame(target, error, CREATE_SITE, name, entered=True)
             return None
         if made is None or not callable(made):
             finding = ReplayFinding(None, "factory", f"the factory returned {made!r:.60}, which the scheduler cannot call", CREATE_SITE)
-            self._fail_or_note(target, finding, name)
+            self._fail_or_note(targets, finding, name)
             return None
         return made
 
-    def _factory_target(self, factory: object) -> str | None:
-        """The checked class a registered factory stands for, where its source names one (a lambda or a function returning it)."""
+    def _factory_targets(self, name: str, factory: object) -> list[str]:
+        """The checked classes a registration stands for: those the plugin's
+        source registers under ``name``, and a class whose builder is the factory."""
+        found = list(self.request.registered.get(name, ()))
         for item in self.request.classes:
             if item.builder and callable(factory) and _dotted_function(factory) == item.builder:
-                return item.target
-        return None
+                found.append(item.target)
+        return list(dict.fromkeys(found))
 
     def _construct(self, name: str, made: object, registered: type | None, args: Any) -> None:
         keywords = self.request.release.constructor_keywords or _CONSTRUCTOR_KEYWORDS
@@ -269,10 +292,12 @@ class _Replay:
             for n in release.presence
             if not _has(instance, n)
         ]
-        found = [*fetched.findings, *presence]
-        evidence = [("__init__", "call"), ("__init__", "exists"), *fetched.evidence]
-        self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         draft = _draft_of(instance)
+        members = release.members.get(ProtocolName.SPEC_WORKER)
+        kept = kept_default_findings(instance, draft, members, self.sides, _DEFAULTS_CALLS) if draft is not None else []
+        found = [*fetched.findings, *presence, *kept]
+        evidence = _uncontradicted([("__init__", "call"), ("__init__", "exists"), *fetched.evidence], found)
+        self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         if draft is not None:
             self._draft_members(draft)
 
@@ -316,6 +341,8 @@ class _Replay:
         """Each draft worker class ``build_draft_tp_worker`` was given since the last look, as it was built."""
         records, self.built[:] = list(self.built), []
         for record in records:
+            if isinstance(record.draft_class, type):
+                self._adopt(record.draft_class, (ProtocolName.DRAFT_WORKER_FACTORY, ProtocolName.DRAFT_WORKER))
             target = self._target_of(record.draft_class) if isinstance(record.draft_class, type) else None
             if target is None:
                 continue
@@ -354,11 +381,12 @@ class _Replay:
             return
         self._result(check, ProtocolName.SPEC_WORKER, Verdict.FAIL if kind == "raised" else Verdict.UNVERIFIED, [finding])
 
-    def _fail_or_note(self, target: str | None, finding: ReplayFinding, name: str) -> None:
-        if target is None:
+    def _fail_or_note(self, targets: Sequence[str], finding: ReplayFinding, name: str) -> None:
+        if not targets:
             self.algorithms[name] = f"{finding.said}"
             return
-        self._result(target, ProtocolName.SPEC_WORKER, Verdict.FAIL, [finding])
+        for target in targets:
+            self._result(target, ProtocolName.SPEC_WORKER, Verdict.FAIL, [finding])
 
     def _result(self, target: str | None, protocol: str, verdict: Verdict, findings: Sequence[ReplayFinding] = (), *, evidence: Sequence[tuple[str, str]] = ()) -> None:
         if target is None or target not in self.classes:
@@ -374,13 +402,33 @@ class _Replay:
                 if (item.target, protocol) in self.results.found:
                     continue
                 why = failed.get(item.module)
-                note = (
-                    f"cannot import {item.module}: {why}"
-                    if why is not None
-                    else "no registration the replay could load reaches it: it replays what a plugin hands sglang"
-                )
+                raised = self.register_failures.get(item.module)
+                registered = any(item.target in targets for targets in self.request.registered.values())
+                if why is None and raised is not None and registered and protocol == ProtocolName.SPEC_WORKER:
+                    # Registered in the source, by a register function of its module that raised: sglang never builds it.
+                    finding = ReplayFinding(None, "registration", raised, "the plugin's loader (sglang.srt.plugins)")
+                    self.results.add(item.target, protocol, Verdict.FAIL, (finding,))
+                    continue
+                note = f"cannot import {item.module}: {why}" if why is not None else NO_REGISTRATION_NOTE
                 self.results.add(item.target, protocol, Verdict.SKIPPED, note=note)
         return ReplayAnswer(tuple(self.results.found.values()), None, dict(self.algorithms))
+
+
+#: What a finding of each kind says the instance lacks (a claim no longer in evidence).
+_CONTRADICTS: Mapping[str, tuple[str, ...]] = {
+    "missing": ("exists", "kind", "call"),
+    "kind": ("kind", "call"),
+    "signature": ("call",),
+    "async": ("call",),
+    "generator": ("call",),
+}
+
+
+def _uncontradicted(evidence: Sequence[tuple[str, str]], findings: Sequence[ReplayFinding]) -> list[tuple[str, str]]:
+    """``evidence`` less what a finding on the same member contradicts: a member that takes the
+    protocol's call but not a capability's (``grammar_barrier=``) does not take sglang's call."""
+    denied = {(f.member, claim) for f in findings if f.member for claim in _CONTRADICTS.get(f.kind, ())}
+    return [item for item in dict.fromkeys(evidence) if item not in denied]
 
 
 def _sglang_folders() -> tuple[str, ...]:

@@ -16,9 +16,11 @@ Runs in the replay's driver process (sglang and the plugin imported).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spec_protocols._member_shapes import Found, protocol_member_shapes
@@ -88,7 +90,7 @@ def _member(
     try:
         value = getattr(instance, name, _ABSENT)
     except Exception as error:  # a getter that raised: the boundary module says whose it is
-        return [stopped(error)], []
+        return [replace(stopped(error), member=name)], []
     if value is _ABSENT:
         what = "a method" if wanted.shape == "method" else "a value"
         return [ReplayFinding(name, "missing", f"getattr(worker, {name!r}) finds nothing; sglang needs {what}", site)], []
@@ -98,7 +100,37 @@ def _member(
         return [], ["exists", "kind"]
     if not callable(value):
         return [ReplayFinding(name, "kind", f"it is {type(value).__name__} {value!r:.40}, but sglang calls it", site)], ["exists"]
-    return _callable_findings(name, wanted, value, shapes, site)
+    return _callable_findings(name, wanted, _dispatched(instance, name, wanted, value), shapes, site)
+
+
+def _dispatched(instance: object, name: str, wanted: Found, value: object) -> object:
+    """What a call of ``value`` runs, where the instance's class holds a
+    ``functools.singledispatchmethod``: its ``(*args, **kwargs)`` wrapper takes
+    any call and hands it to the implementation registered for the type of
+    the first argument, so that implementation, bound to the instance, is
+    what sglang's call meets (for the type the protocol declares that
+    argument as; the default implementation where that type is not known)."""
+    try:
+        static = inspect.getattr_static(type(instance), name)
+    except AttributeError:
+        return value
+    if not isinstance(static, functools.singledispatchmethod):
+        return value
+    method: functools.singledispatchmethod[Any] = static
+    implementation = method.dispatcher.dispatch(_first_argument_type(wanted))
+    bind = getattr(implementation, "__get__", None)
+    return bind(instance, type(instance)) if callable(bind) else implementation
+
+
+def _first_argument_type(wanted: Found) -> type:
+    """The class of the first argument sglang passes, as the protocol annotates it; ``object`` where unknown."""
+    try:
+        hints = typing.get_type_hints(wanted.func)
+        first = next(iter(p for p in _protocol_signature(wanted).parameters.values()), None)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve here
+        return object
+    found = hints.get(first.name) if first is not None else None
+    return found if isinstance(found, type) else object
 
 
 def _callable_findings(
@@ -121,9 +153,25 @@ def _callable_findings(
     except (TypeError, ValueError):
         return found, ["exists", "kind"]  # no signature to read (a C callable): the call is not judged here
     problems = list(_call_problems(proto, actual, shapes))
-    found.extend(ReplayFinding(name, "signature", problem, site) for problem in problems)
+    where = _where(value)
+    found = [replace(f, where=where) for f in found]
+    found.extend(ReplayFinding(name, "signature", problem, site, where) for problem in problems)
     seen = ["exists", "kind"] if found else ["exists", "kind", "call"]
     return found, seen
+
+
+def _where(value: object) -> str:
+    """``file:line`` of the function behind ``value`` (a bound method's), where its source can be found."""
+    inner: object = getattr(value, "__func__", value)
+    if not callable(inner):
+        return ""
+    try:
+        function = inspect.unwrap(inner)
+        file = inspect.getsourcefile(function)
+        _, line = inspect.getsourcelines(function)
+    except (OSError, TypeError, ValueError):
+        return ""
+    return f"{file}:{line}" if file else ""
 
 
 def _call_problems(proto: inspect.Signature, actual: inspect.Signature, shapes: tuple[CallShape, ...] | None) -> Iterator[str]:

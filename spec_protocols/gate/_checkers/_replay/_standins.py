@@ -28,7 +28,8 @@ import importlib
 import inspect
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 from unittest import mock
 
 __all__ = ["Standins", "assigned_attributes"]
@@ -93,6 +94,11 @@ class Standins:
         self._patch_tp_worker_init()
 
     # -- what a stand-in is -----------------------------------------------------
+
+    @staticmethod
+    def files() -> frozenset[str]:
+        """The files the stand-ins' own code runs from (this module)."""
+        return frozenset({str(Path(__file__).resolve())})
 
     @staticmethod
     def is_standin(obj: object) -> bool:
@@ -181,7 +187,8 @@ class Standins:
             for name, parameter in from_parameters.items():
                 _set(self, name, bound.arguments[parameter])
             for name in others:
-                member: object = inspect.getattr_static(type(self), name, None)
+                own = cast("type[object]", type(self))
+                member: object = inspect.getattr_static(own, name, None)
                 if name not in vars(self) and not isinstance(member, property):
                     _set(self, name, mock.MagicMock(name=f"{type(self).__name__}.{name}"))
 
