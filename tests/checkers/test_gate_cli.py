@@ -71,7 +71,7 @@ def test_import_error_makes_runtime_skipped_static_still_run(run: Run, tmp_path:
     code, out, err = run(str(plugin), "--format", "json", "--no-timings")
     assert "Traceback" not in err
     (item,) = json.loads(out)["results"]
-    assert item["checkers"] == {"runtime": "skipped", "mypy": "pass", "pyright": "pass"}, item
+    assert item["checkers"] == {"runtime": "skipped", "replay": "skipped", "mypy": "pass", "pyright": "pass"}, item
     assert any(n.startswith("runtime: skipped:") and "boom at import time" in n for n in item["notes"]), item
     # skipped is not a failure: the static checkers decided.
     assert item["verdict"] == "pass"

@@ -86,7 +86,7 @@ def test_the_clean_release_passes(release: str, sglang_release: Callable[[str], 
     assert code == 0, json.dumps(data, indent=1)[-4000:]
     assert data["sglang"]["release"] == release and data["sglang"]["pin"] == release
     assert data["checkers"] == ["mypy", "pyright"]
-    assert any(n.startswith("runtime checker: skipped: --sglang") for n in data["notes"]), data["notes"]
+    assert any(n.startswith("runtime and replay checkers: skipped: --sglang") for n in data["notes"]), data["notes"]
     protocols = {r["protocol"] for r in data["results"]}
     assert {"SpecWorker", "DraftWorker"} <= protocols
     assert len([r for r in data["results"] if r["protocol"] == "SpecWorker"]) >= 7
@@ -138,7 +138,7 @@ def test_a_structural_worker_without_the_verify_hook_fails_under_every_checker(g
     assert data is not None, err
     assert code == 1
     results = {r["target"].rpartition(".")[2]: r for r in data["results"]}
-    assert results["CompleteWorker"]["checkers"] == {"runtime": "pass", "mypy": "pass", "pyright": "pass"}, results
+    assert results["CompleteWorker"]["checkers"] == {"runtime": "pass", "replay": "skipped", "mypy": "pass", "pyright": "pass"}, results
     broken = results["NoVerifyHookWorker"]
     assert broken["checkers"] == {"runtime": "fail", "mypy": "fail", "pyright": "fail"}, broken
     for checker in ("runtime", "mypy", "pyright"):

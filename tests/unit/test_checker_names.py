@@ -3,8 +3,8 @@
 Every string literal of ``spec_protocols/gate`` outside ``gate/_checkers/``
 (docstrings aside: they explain, they decide nothing) is read with ``ast``;
 one that names a registered checker fails the test. "runtime" is also an
-English word ("made at runtime"), so it counts only as "runtime checker" or
-as the literal name itself.
+English word ("made at runtime"), and so is "replay" ("the replay stopped"), so
+each counts only as "<name> checker" or as the literal name itself.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tests._paths import REPO_ROOT
 
 GATE = REPO_ROOT / "spec_protocols" / "gate"
 #: Names that are also words of prose.
-_WORDS = frozenset({"runtime"})
+_WORDS = frozenset({"runtime", "replay"})
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -15,20 +15,20 @@ def test_registry_matches_the_vocabulary_in_report_order() -> None:
     assert all(CHECKERS[name].name == name for name in CHECKERS)
 
 
-def test_the_defaults_are_the_three_trusted_checkers_and_ty_is_chosen_by_name_only() -> None:
-    assert default_names() == ("runtime", "mypy", "pyright")
+def test_the_defaults_are_the_four_trusted_checkers_and_ty_is_chosen_by_name_only() -> None:
+    assert default_names() == ("runtime", "replay", "mypy", "pyright")
     assert "ty" in CHECKER_NAMES and "ty" not in default_names()
 
 
-def test_only_the_runtime_checker_imports_and_only_the_static_ones_read_the_harness() -> None:
-    assert [n for n, c in CHECKERS.items() if c.imports_target] == ["runtime"]
+def test_only_the_runtime_and_replay_checkers_import_and_only_the_static_ones_read_the_harness() -> None:
+    assert [n for n, c in CHECKERS.items() if c.imports_target] == ["runtime", "replay"]
     assert [n for n, c in CHECKERS.items() if c.reads_harness] == ["mypy", "pyright", "ty"]
     # A static checker has a dialect; one that reads no harness has none.
     assert all((c.dialect is not None) == c.reads_harness for c in CHECKERS.values())
 
 
 def test_whose_words_lead_is_each_checkers_own_rank() -> None:
-    assert sorted(CHECKER_NAMES, key=lambda n: CHECKERS[n].rank) == ["pyright", "mypy", "runtime", "ty"]
+    assert sorted(CHECKER_NAMES, key=lambda n: CHECKERS[n].rank) == ["pyright", "mypy", "runtime", "replay", "ty"]
 
 
 def test_each_checker_reports_its_version() -> None:

@@ -165,7 +165,7 @@ class FakeGate:
         names = {c.name for c in choose_checkers(request)}
         chosen = tuple(c for c in CHECKER_NAMES if c in names)
         self.calls.append({"checkers": chosen, "baseline": request.baseline, "sglang": given[0]})
-        verdicts = {"runtime": Verdict.FAIL, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
+        verdicts = {"runtime": Verdict.FAIL, "replay": Verdict.PASS, "mypy": Verdict.FAIL, "pyright": Verdict.PASS}
         problems = [p for p in (FAKE_ABSTRACT, FAKE_STEP) if p.checker in chosen]
         results = [
             Result(
