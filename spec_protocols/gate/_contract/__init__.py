@@ -27,6 +27,8 @@ from spec_protocols.gate._contract._extract import extract_contract
 from spec_protocols.gate._contract._release_contract import (
     OVERLAP,
     SYNCHRONOUS,
+    AlgorithmObject,
+    AlgorithmUse,
     BuiltInWorker,
     Contract,
     DefaultNeeds,
@@ -56,6 +58,8 @@ from spec_protocols.gate._contract._terms import (
 __all__ = [
     "OVERLAP",
     "SYNCHRONOUS",
+    "AlgorithmObject",
+    "AlgorithmUse",
     "BuiltInWorker",
     "CallShape",
     "Contract",

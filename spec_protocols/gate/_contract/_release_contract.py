@@ -24,6 +24,8 @@ from typing import Literal
 __all__ = [
     "OVERLAP",
     "SYNCHRONOUS",
+    "AlgorithmObject",
+    "AlgorithmUse",
     "BuiltInWorker",
     "Classification",
     "Contract",
@@ -181,6 +183,41 @@ class BuiltInWorker:
         return f"{self.module}.{self.name}"
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class AlgorithmUse:
+    """One call (or a read handed on as a callback) of a member of the algorithm object."""
+
+    member: str
+    #: ``call`` or ``read``.
+    kind: str
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class AlgorithmObject:
+    """What a release asks of the algorithm object (``spec_algorithm``: a
+    member of the enum ``SpeculativeAlgorithm``, or a plugin's
+    ``CustomSpecAlgo``/``spec_class`` instance), read by
+    ``_extract/_algorithm_object.py``."""
+
+    #: The enum's instance methods: the interface the algorithm object duck-types, in its order.
+    members: tuple[str, ...]
+    #: Every use of one of them outside the enum and ``CustomSpecAlgo``, in member and site order.
+    uses: tuple[AlgorithmUse, ...]
+    #: What ``CustomSpecAlgo`` (a registration's default ``spec_class``) defines.
+    default_members: tuple[str, ...]
+    #: Where ``CustomSpecAlgo`` is defined.
+    default_site: Site | None = None
+
+    def used(self) -> tuple[str, ...]:
+        """The members sglang uses, in the enum's order."""
+        called = {u.member for u in self.uses}
+        return tuple(m for m in self.members if m in called)
+
+    def sites_of(self, member: str) -> tuple[Site, ...]:
+        return tuple(u.site for u in self.uses if u.member == member)
+
+
 @dataclass(frozen=True, slots=True)
 class Contract:
     """Everything one sglang release asks of a speculative worker and its draft worker."""
@@ -217,6 +254,9 @@ class Contract:
     #: What a registration that does not pass the flag gets (``register``'s
     #: default: ``supports_overlap: bool = False``).
     overlap_flag_default: bool = False
+    #: The algorithm object's interface and uses (``None``: the release has no
+    #: plugin registry, or the contract was read before the gate read it).
+    algorithm: AlgorithmObject | None = None
 
     def required_members(self) -> frozenset[str]:
         """The members of the spec worker every algorithm reaches (not those
