@@ -585,8 +585,13 @@ class SpecAlgorithm(Protocol):
         """The largest draft-token width the algorithm may use; arg_groups/overrides.py:1945."""
         ...
 
-    def get_num_tokens_per_req_for_target_verify(self, num_draft_tokens: int, is_draft_worker: bool, /) -> int:
-        """Tokens per request in target verify; speculative/spec_utils.py:107."""
+    def get_num_tokens_per_req_for_target_verify(self, num_draft_tokens: int, /, is_draft_worker: bool) -> int:
+        """Tokens per request in target verify; speculative/spec_utils.py:107.
+
+        ``is_draft_worker`` is positional-or-keyword: spec_utils passes it by
+        position, the Ascend backend (hardware_backend/npu/attention/ascend_backend.py:395)
+        by name, so its name is part of the contract.
+        """
         ...
 
     def create_worker(self, server_args: ServerArgs, /) -> type:

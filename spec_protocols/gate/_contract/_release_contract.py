@@ -25,7 +25,6 @@ __all__ = [
     "OVERLAP",
     "SYNCHRONOUS",
     "AlgorithmObject",
-    "AlgorithmUse",
     "BuiltInWorker",
     "Classification",
     "Contract",
@@ -183,16 +182,6 @@ class BuiltInWorker:
         return f"{self.module}.{self.name}"
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class AlgorithmUse:
-    """One call (or a read handed on as a callback) of a member of the algorithm object."""
-
-    member: str
-    #: ``call`` or ``read``.
-    kind: str
-    site: Site
-
-
 @dataclass(frozen=True, slots=True)
 class AlgorithmObject:
     """What a release asks of the algorithm object (``spec_algorithm``: a
@@ -202,8 +191,12 @@ class AlgorithmObject:
 
     #: The enum's instance methods: the interface the algorithm object duck-types, in its order.
     members: tuple[str, ...]
-    #: Every use of one of them outside the enum and ``CustomSpecAlgo``, in member and site order.
-    uses: tuple[AlgorithmUse, ...]
+    #: Every use of one of them outside the enum and ``CustomSpecAlgo``, in
+    #: member and site order: a call, or a read handed on as a callback
+    #: (receiver ``spec_algorithm``; each ``required``: which algorithm a use
+    #: is behind is the use's own business, a plugin's object meets every one
+    #: its predicates let through).
+    uses: tuple[Use, ...]
     #: What ``CustomSpecAlgo`` (a registration's default ``spec_class``) defines.
     default_members: tuple[str, ...]
     #: Where ``CustomSpecAlgo`` is defined.

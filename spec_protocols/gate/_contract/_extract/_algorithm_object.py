@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 from spec_protocols.gate._contract._extract._syntax import functions
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
-from spec_protocols.gate._contract._release_contract import AlgorithmObject, AlgorithmUse, Site
+from spec_protocols.gate._contract._release_contract import AlgorithmObject, Site, Use
 
 __all__ = ["algorithm_object"]
 
@@ -44,6 +44,8 @@ __all__ = ["algorithm_object"]
 _ENUM = "SpeculativeAlgorithm"
 #: The class a plugin's algorithm object is, by default (spec_registry.py).
 _DEFAULT = "CustomSpecAlgo"
+#: How a use's receiver is named in the contract (and in the exclusion table).
+RECEIVER = "spec_algorithm"
 
 
 def algorithm_object(tree: ReleaseTree) -> AlgorithmObject | None:
@@ -61,10 +63,11 @@ def algorithm_object(tree: ReleaseTree) -> AlgorithmObject | None:
     ambiguous = _defined_elsewhere(candidates, vocabulary, owners)
     raw = [hit for module in candidates for hit in _hits(module, vocabulary, owners)]
     # Receivers an unambiguous name shows to be the algorithm object.
-    known = {receiver for member, receiver, _ in raw if member not in ambiguous}
+    known = {receiver for receiver, use in raw if use.member not in ambiguous}
     uses = tuple(
         sorted(
-            {AlgorithmUse(member, kind, site) for member, receiver, (kind, site) in raw if member not in ambiguous or receiver in known}
+            {use for receiver, use in raw if use.member not in ambiguous or receiver in known},
+            key=lambda u: (u.member, u.site),
         )
     )
     module, cls = default
@@ -125,18 +128,24 @@ def _defined_elsewhere(modules: list[Module], vocabulary: list[str], owners: set
     return frozenset(found)
 
 
-def _hits(module: Module, vocabulary: list[str], owners: set[tuple[str, str]]) -> Iterator[tuple[str, str, tuple[str, Site]]]:
-    """``(member, receiver's source text, (kind, site))`` for each use in ``module``."""
+def _hits(module: Module, vocabulary: list[str], owners: set[tuple[str, str]]) -> Iterator[tuple[str, Use]]:
+    """``(receiver's source text, use)`` for each use in ``module``."""
     names = set(vocabulary)
     for scope, body in _scopes(module, owners):
         for node in body:
-            if isinstance(node, ast.Call):
-                if isinstance(node.func, ast.Attribute) and node.func.attr in names:
-                    yield node.func.attr, ast.unparse(node.func.value), ("call", Site(module.rel, scope, node.lineno))
-                # A member read and handed on as a callback (speculative_hook.py's algo.handle_server_args).
-                for arg in [*node.args, *(k.value for k in node.keywords)]:
-                    if isinstance(arg, ast.Attribute) and arg.attr in names:
-                        yield arg.attr, ast.unparse(arg.value), ("read", Site(module.rel, scope, arg.lineno))
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Attribute) and node.func.attr in names:
+                positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
+                keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+                site = Site(module.rel, scope, node.lineno)
+                use = Use(node.func.attr, RECEIVER, "call", "required", site, positional=positional, keywords=keywords)
+                yield ast.unparse(node.func.value), use
+            # A member read and handed on as a callback (speculative_hook.py's algo.handle_server_args).
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                if isinstance(arg, ast.Attribute) and arg.attr in names:
+                    use = Use(arg.attr, RECEIVER, "read", "required", Site(module.rel, scope, arg.lineno))
+                    yield ast.unparse(arg.value), use
 
 
 def _scopes(module: Module, owners: set[tuple[str, str]]) -> Iterator[tuple[str, list[ast.AST]]]:
