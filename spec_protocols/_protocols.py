@@ -594,8 +594,13 @@ class SpecAlgorithm(Protocol):
         """
         ...
 
-    def create_worker(self, server_args: ServerArgs, /) -> type:
-        """The spec worker class the scheduler builds; managers/scheduler.py:1063 (Scheduler.maybe_init_draft_worker)."""
+    def create_worker(self, server_args: ServerArgs, /) -> type | None:
+        """The spec worker class the scheduler builds; managers/scheduler.py:1063 (Scheduler.maybe_init_draft_worker).
+
+        ``type | None`` as the enum annotates it (``Optional[...]``: its
+        ``NONE`` member asserts instead), so that sglang's own algorithm
+        objects conform; ``CustomSpecAlgo``'s returns ``self.factory(server_args)``.
+        """
         ...
 
 
