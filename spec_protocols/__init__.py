@@ -2,7 +2,9 @@
 
 ``SpecWorker`` and ``DraftWorker`` describe how sglang 0.5.23's scheduler and
 ``BaseSpecWorker`` call a worker; ``SpecWorkerBase`` is the thin default
-implementation; ``DraftWorkerFactory``, ``validate_draft_worker_cls`` and
+implementation; ``SpecAlgorithm`` is the algorithm object a plugin registers
+(its ``spec_class``), and ``SpecAlgorithmBase`` gives what sglang's default,
+``CustomSpecAlgo``, lacks of it; ``DraftWorkerFactory``, ``validate_draft_worker_cls`` and
 ``build_draft_tp_worker`` type and check draft-worker-class injection;
 the class decorators ``spec_worker_class`` and ``draft_worker_class`` make
 plain mypy and pyright check a worker where it is defined;
@@ -19,6 +21,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from spec_protocols._algorithm_base import SpecAlgorithmBase
     from spec_protocols._base import SpecWorkerBase, WorkerNotInitializedError
     from spec_protocols._class_decorators import draft_worker_class, spec_worker_class
     from spec_protocols._injection import (
@@ -33,12 +36,14 @@ if TYPE_CHECKING:
         DraftWorker,
         DraftWorkerFactory,
         InjectableDraftWorker,
+        SpecAlgorithm,
         SpecWorker,
         SpecWorkerFactory,
         SupportsDraftModelRunners,
         SupportsGrammarOverlap,
         SupportsPipelineProxy,
         SupportsRequestFinished,
+        WorkerClassFactory,
     )
     from spec_protocols._streams import get_plan_stream
     from spec_protocols._verify import ConformanceProblem, ConformanceResult, verify_conformance
@@ -51,6 +56,8 @@ __all__ = [
     "DraftWorker",
     "DraftWorkerFactory",
     "InjectableDraftWorker",
+    "SpecAlgorithm",
+    "SpecAlgorithmBase",
     "SpecWorker",
     "SpecWorkerBase",
     "SpecWorkerFactory",
@@ -59,6 +66,7 @@ __all__ = [
     "SupportsPipelineProxy",
     "SupportsRequestFinished",
     "TypedDraftWorkerBundle",
+    "WorkerClassFactory",
     "WorkerNotInitializedError",
     "build_draft_tp_worker",
     "clear_isinstance_cache",
@@ -82,6 +90,7 @@ if TYPE_CHECKING:
 # so that checkers do not read a module __getattr__ as "any name exists" and
 # still report typos.
 _LAZY = {
+    "SpecAlgorithmBase": "spec_protocols._algorithm_base",
     "SpecWorkerBase": "spec_protocols._base",
     "WorkerNotInitializedError": "spec_protocols._base",
     "draft_worker_class": "spec_protocols._class_decorators",
@@ -93,12 +102,14 @@ _LAZY = {
             "DraftWorker",
             "DraftWorkerFactory",
             "InjectableDraftWorker",
+            "SpecAlgorithm",
             "SpecWorker",
             "SpecWorkerFactory",
             "SupportsDraftModelRunners",
             "SupportsGrammarOverlap",
             "SupportsPipelineProxy",
             "SupportsRequestFinished",
+            "WorkerClassFactory",
         ),
         "spec_protocols._protocols",
     ),

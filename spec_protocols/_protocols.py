@@ -23,7 +23,7 @@ optional *capability* protocol (:class:`SupportsGrammarOverlap`,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from typing_extensions import Protocol, runtime_checkable
 
@@ -48,12 +48,14 @@ __all__ = [
     "DraftWorker",
     "DraftWorkerFactory",
     "InjectableDraftWorker",
+    "SpecAlgorithm",
     "SpecWorker",
     "SpecWorkerFactory",
     "SupportsDraftModelRunners",
     "SupportsGrammarOverlap",
     "SupportsPipelineProxy",
     "SupportsRequestFinished",
+    "WorkerClassFactory",
 ]
 
 #: What the scheduler passes as ``on_publish``: a callback taking the new
@@ -413,6 +415,200 @@ class SpecWorkerFactory(Protocol):
     ) -> SpecWorker: ...
 
 
+class WorkerClassFactory(Protocol):
+    """The factory a plugin registers: ``SpeculativeAlgorithm.register(name, ...)(factory)``.
+
+    ``CustomSpecAlgo.create_worker`` returns ``self.factory(server_args)``
+    (speculative/spec_registry.py:152), one positional argument, and the
+    scheduler builds what it returns (:class:`SpecWorkerFactory`). So the
+    parameter is positional-only here (any name will do), and a factory that
+    cannot take it positionally (``def f(*, server_args)``) raises
+    ``TypeError`` when the server starts. What it returns is ``type``, as
+    sglang's own ``WorkerFactory`` says: the gate checks each class a
+    factory's returns name as a spec worker in its own row.
+    """
+
+    def __call__(self, server_args: ServerArgs, /) -> type: ...
+
+
+@runtime_checkable
+class SpecAlgorithm(Protocol):
+    """The algorithm object: what sglang calls on ``spec_algorithm``.
+
+    ``SpeculativeAlgorithm.from_string(name)`` returns a member of the enum
+    ``SpeculativeAlgorithm`` for a built-in algorithm and, for a plugin's,
+    the object ``register`` made: an instance of its ``spec_class``
+    (``CustomSpecAlgo`` unless the registration passes one;
+    speculative/spec_info.py ``from_string``, spec_registry.py
+    ``register_algorithm``). The scheduler, the model runner, the batch
+    processors, the overlap utilities and the server-argument hooks then
+    call it as they call the enum, without an ``isinstance`` check. The
+    members are exactly the enum's methods that sglang calls on it outside
+    the enum and ``CustomSpecAlgo`` themselves (the gate re-reads them from
+    each release's source; :data:`CALL_SITES` names where, in 0.5.23).
+
+    ``CustomSpecAlgo`` lacks ``carries_draft_hidden_states``,
+    ``create_future_map`` and ``need_topk`` in sglang 0.5.18 to 0.5.23, and
+    ``Scheduler.__init__`` calls the first two unconditionally: a plugin
+    registered with the default ``spec_class`` crashes at start-up. Pass a
+    class that also derives from :class:`spec_protocols.SpecAlgorithmBase`.
+
+    Every predicate takes no argument and is read as a ``bool``. Arguments
+    that sglang passes positionally are positional-only here; those it
+    passes by keyword are keyword-only. Parameters whose sglang type the
+    stubs do not carry (``torch.device``, ``torch.Tensor``, ``FutureMap``)
+    are ``Any``: torch is no dependency of the protocols, and a parameter
+    typed ``object`` would reject an implementation that annotates the real
+    type. A result the protocols cannot name is ``object``.
+    """
+
+    # -- the predicates: every dispatch on the algorithm ----------------------
+    def is_some(self) -> bool:
+        """Speculative mode on; called by overlap_utils.py (FutureMap._maybe_init_forward_bufs)."""
+        ...
+
+    def is_none(self) -> bool:
+        """No speculative algorithm; the scheduler's, model runner's and batch processors' main test."""
+        ...
+
+    def is_speculative(self) -> bool:
+        """Speculative mode on; scheduler and model runner."""
+        ...
+
+    def is_eagle(self) -> bool:
+        """EAGLE family; scheduler, model runner, disaggregation."""
+        ...
+
+    def is_eagle3(self) -> bool:
+        """EAGLE3; model runner (auxiliary hidden states)."""
+        ...
+
+    def is_frozen_kv_mtp(self) -> bool:
+        """Frozen-KV MTP; model runner."""
+        ...
+
+    def is_dflash(self) -> bool:
+        """DFlash; model runner, scheduler."""
+        ...
+
+    def is_dspark(self) -> bool:
+        """DSpark; scheduler, batch processors."""
+        ...
+
+    def is_dflash_family(self) -> bool:
+        """DFlash or DSpark; model runner, scheduler."""
+        ...
+
+    def is_standalone(self) -> bool:
+        """Standalone draft model; model runner, scheduler."""
+        ...
+
+    def is_ngram(self) -> bool:
+        """NGRAM; scheduler, memory sizing."""
+        ...
+
+    def supports_target_verify_for_draft(self) -> bool:
+        """Whether the draft runs target-verify graphs; model runner."""
+        ...
+
+    def supports_mixed_chunk(self) -> bool:
+        """Whether mixed chunked prefill may stay on; arg_groups/speculative_hook.py, validation_hook.py."""
+        ...
+
+    def supports_ragged_verify(self) -> bool:
+        """Whether verify may carry per-request lengths; cuda graph runner."""
+        ...
+
+    def supports_grammar_overlap(self) -> bool:
+        """Whether the overlap call adds ``grammar_barrier=``; scheduler.py run_batch."""
+        ...
+
+    def has_draft_kv(self) -> bool:
+        """Whether the draft phase writes KV; mem_cache/allocation_sizing.py:52."""
+        ...
+
+    def carries_draft_hidden_states(self) -> bool:
+        """Whether the PD transfer carries draft hidden states.
+
+        Called unconditionally by ``Scheduler.init_disaggregation``
+        (managers/scheduler.py:1540), from ``Scheduler.__init__``.
+        ``CustomSpecAlgo`` lacks it (0.5.18-0.5.23).
+        """
+        ...
+
+    def need_topk(self) -> bool:
+        """Whether the overlap relay keeps top-k buffers.
+
+        Called by ``FutureMap._maybe_init_forward_bufs``
+        (managers/overlap_utils.py:381) once a decode payload arrives.
+        ``CustomSpecAlgo`` lacks it (0.5.18-0.5.23).
+        """
+        ...
+
+    if not SGLANG_0_5_19:
+
+        def is_uno(self) -> bool:
+            """UNO; model runner, scheduler, memory sizing (0.5.20+)."""
+            ...
+
+    if not (SGLANG_0_5_19 or SGLANG_0_5_20):
+
+        def supports_prefill_shared_read_done(self) -> bool:
+            """Whether target EXTEND has no later shared-buffer reader; runner_utils/shared_read_event.py (0.5.21+)."""
+            ...
+
+    # -- the calls with arguments -----------------------------------------------
+    def create_future_map(
+        self,
+        device: Any,
+        req_to_token_pool: ReqToTokenPool,
+        /,
+        *,
+        needs_cpu_seq_lens: bool,
+        needs_confidence_relay: bool,
+    ) -> object:
+        """The overlap scheduler's future map.
+
+        Called unconditionally by ``Scheduler.init_overlap``
+        (managers/scheduler.py:1681) as ``create_future_map(self.device,
+        self.req_to_token_pool, needs_cpu_seq_lens=...,
+        needs_confidence_relay=...)``, from ``Scheduler.__init__``.
+        ``CustomSpecAlgo`` lacks it (0.5.18-0.5.23); the enum builds
+        ``overlap_utils.FutureMap(device, self, req_to_token_pool, ...)``.
+        """
+        ...
+
+    def build_disagg_draft_input(self, batch: ScheduleBatch, last_tokens_tensor: Any, future_map: Any, /) -> object:
+        """The PD decode side's first draft input, or ``None``; disaggregation/decode_schedule_batch_mixin.py:146."""
+        ...
+
+    def handle_server_args(self, server_args: ServerArgs, /) -> None:
+        """Per-algorithm server-argument changes; arg_groups/speculative_hook.py:278-284 (read, then called)."""
+        ...
+
+    def resolve_max_speculative_num_draft_tokens(self, server_args: ServerArgs, /) -> int | None:
+        """The largest draft-token width the algorithm may use; arg_groups/overrides.py:1945."""
+        ...
+
+    def get_num_tokens_per_req_for_target_verify(self, num_draft_tokens: int, /, is_draft_worker: bool) -> int:
+        """Tokens per request in target verify; speculative/spec_utils.py:107.
+
+        ``is_draft_worker`` is positional-or-keyword: spec_utils passes it by
+        position, the Ascend backend (hardware_backend/npu/attention/ascend_backend.py:395)
+        by name, so its name is part of the contract.
+        """
+        ...
+
+    def create_worker(self, server_args: ServerArgs, /) -> type | None:
+        """The spec worker class the scheduler builds; managers/scheduler.py:1063 (Scheduler.maybe_init_draft_worker).
+
+        ``type | None`` as the enum annotates it (``Optional[...]``: its
+        ``NONE`` member asserts instead), so that sglang's own algorithm
+        objects conform; ``CustomSpecAlgo``'s returns ``self.factory(server_args)``.
+        """
+        ...
+
+
 @runtime_checkable
 class SupportsGrammarOverlap(Protocol):
     """A worker that advances the grammar FSM inside verify.
@@ -510,6 +706,7 @@ PROTOCOL_NAMES: Final[tuple[str, ...]] = (
     "SupportsPipelineProxy",
     "SupportsRequestFinished",
     "SupportsDraftModelRunners",
+    "SpecAlgorithm",
 )
 
 
@@ -557,6 +754,40 @@ CALL_SITES: Final[Mapping[str, Mapping[str, str]]] = {
     "SpecWorkerFactory": {
         "__call__": "managers/scheduler.py:1056-1064 (Scheduler.maybe_init_draft_worker)",
     },
+    # The first of each member's call sites (the scheduler's first, then the
+    # managers', the model executor's...), read by the gate's algorithm-object
+    # reader (gate/_contract/_extract/_algorithm_object.py), which lists them all.
+    "SpecAlgorithm": {
+        "is_some": "managers/overlap_utils.py:380 (FutureMap._maybe_init_forward_bufs; 4 sites)",
+        "is_none": "managers/scheduler.py:1036 (Scheduler.maybe_init_draft_worker; 50 sites)",
+        "is_speculative": "model_executor/model_runner.py:880 (ModelRunner.decode_num_tokens_per_req; 17 sites)",
+        "is_eagle": "managers/mm_utils.py:831 (prepare_mm_inputs; 58 sites)",
+        "is_eagle3": "model_executor/model_runner_components/spec_aux_hidden_state.py:185 (_resolve_eagle_aux_hidden_state; 8 sites)",
+        "is_frozen_kv_mtp": "model_executor/runner/eager_runner.py:114 (EagerRunner.__init__; 7 sites)",
+        "is_dflash": "managers/scheduler_components/internal_state.py:198 (SchedulerInternalStateController._validate_accept_threshold; 9 sites)",
+        "is_dspark": "managers/scheduler.py:5036 (Scheduler._copy_result_to_cpu; 39 sites)",
+        "is_dflash_family": "managers/scheduler.py:1231 (Scheduler.init_model_worker; 28 sites)",
+        "is_standalone": "managers/overlap_utils.py:447 (FutureMap.make_staged_spec_input; 26 sites)",
+        "is_ngram": "managers/scheduler.py:1066 (Scheduler.maybe_init_draft_worker; 11 sites)",
+        "supports_target_verify_for_draft": "model_executor/runner/base_runner.py:512 (BaseRunner._dummy_run; 2 sites)",
+        "supports_mixed_chunk": "arg_groups/speculative_hook.py:1108 (_handle_eagle_family; 2 sites)",
+        "supports_ragged_verify": "model_executor/runner/decode_cuda_graph_runner.py:163 (ragged_verify_compact_graphs_enabled)",
+        "supports_grammar_overlap": "managers/scheduler.py:4698 (Scheduler.run_batch; 2 sites)",
+        "has_draft_kv": "mem_cache/allocation_sizing.py:52 (get_alloc_len_per_decode)",
+        "carries_draft_hidden_states": "managers/scheduler.py:1540 (Scheduler.init_disaggregation)",
+        "need_topk": "managers/overlap_utils.py:381 (FutureMap._maybe_init_forward_bufs)",
+        "is_uno": "managers/scheduler.py:3152 (Scheduler._handle_generate_request; 8 sites)",
+        "supports_prefill_shared_read_done": "model_executor/runner_utils/shared_read_event.py:31 (maybe_publish_prefill_shared_read_done)",
+        "create_future_map": "managers/scheduler.py:1681 (Scheduler.init_overlap)",
+        "build_disagg_draft_input": "disaggregation/decode_schedule_batch_mixin.py:146 (ScheduleBatchDisaggregationDecodeMixin.process_prebuilt)",
+        "handle_server_args": "arg_groups/speculative_hook.py:278 (handle_speculative_decoding; 2 sites)",
+        "resolve_max_speculative_num_draft_tokens": "arg_groups/overrides.py:1943 (max_speculative_num_draft_tokens)",
+        "get_num_tokens_per_req_for_target_verify": "speculative/spec_utils.py:107 (resolve_num_tokens_per_req; 2 sites)",
+        "create_worker": "managers/scheduler.py:1063 (Scheduler.maybe_init_draft_worker)",
+    },
+    "WorkerClassFactory": {
+        "__call__": "speculative/spec_registry.py:152 (CustomSpecAlgo.create_worker: self.factory(server_args))",
+    },
     "SupportsGrammarOverlap": {
         "forward_batch_generation": "managers/scheduler.py:4698-4704 (grammar_barrier=)",
     },
@@ -581,6 +812,7 @@ from spec_protocols._isinstance_cache import install_isinstance_cache  # noqa: E
 install_isinstance_cache(
     DraftWorker,
     InjectableDraftWorker,
+    SpecAlgorithm,
     SpecWorker,
     SupportsDraftModelRunners,
     SupportsGrammarOverlap,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import spec_protocols
-from spec_protocols import CALL_SITES, SpecWorkerBase
+from spec_protocols import CALL_SITES, SpecAlgorithmBase, SpecWorkerBase
 from spec_protocols._members import protocol_members
 from spec_protocols._protocols import PROTOCOL_NAMES
 from spec_protocols.gate._model import GateError, ProtocolName
@@ -144,6 +144,14 @@ def _base_default(member: str, *, capability: bool) -> str:
     return "none: every worker must define it"
 
 
+def _algorithm_default(member: str) -> str:
+    """Who gives an algorithm object ``member``: ``SpecAlgorithmBase`` for what
+    sglang's ``CustomSpecAlgo`` lacks, else ``CustomSpecAlgo`` itself."""
+    if member in vars(SpecAlgorithmBase):
+        return f"yes (SpecAlgorithmBase.{member}; sglang's CustomSpecAlgo lacks it)"
+    return "sglang's CustomSpecAlgo (a spec_class derives from it)"
+
+
 def _first_line(doc: str | None) -> str:
     return inspect.cleandoc(doc or "").split("\n\n", 1)[0].replace("\n", " ")
 
@@ -169,6 +177,8 @@ def explain(protocol_name: str) -> str:
         default = (
             _base_default(member, capability=protocol_name != ProtocolName.SPEC_WORKER)
             if protocol_name in _SPEC_SIDE
+            else _algorithm_default(member)
+            if protocol_name == ProtocolName.SPEC_ALGORITHM
             else _DRAFT_SIDE_DEFAULT[protocol_name]
         )
         lines.append(f"      default:   {default}")

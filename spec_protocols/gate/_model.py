@@ -20,6 +20,7 @@ __all__ = [
     "CheckerOutcome",
     "CheckerSkip",
     "ClassRole",
+    "DEFAULT_SPEC_CLASS",
     "DiscoveredClass",
     "Discovery",
     "GateError",
@@ -36,6 +37,10 @@ __all__ = [
     "SkipReason",
     "Verdict",
 ]
+
+#: The class of a plugin's algorithm object when its registration passes no
+#: ``spec_class`` (``SpeculativeAlgorithm.register``'s default, spec_registry.py).
+DEFAULT_SPEC_CLASS = "sglang.srt.speculative.spec_registry.CustomSpecAlgo"
 
 #: The note every checker gives an intentional abstract base (see
 #: DiscoveredClass.may_be_abstract), word for word, so that a report shows it once.
@@ -58,6 +63,8 @@ class ProtocolName(enum.StrEnum):
     DRAFT_WORKER_FACTORY = "DraftWorkerFactory"
     SPEC_WORKER_FACTORY = "SpecWorkerFactory"
     INJECTABLE_DRAFT_WORKER = "InjectableDraftWorker"
+    SPEC_ALGORITHM = "SpecAlgorithm"
+    WORKER_CLASS_FACTORY = "WorkerClassFactory"
 
 
 class GateError(Exception):
@@ -123,6 +130,9 @@ class ClassRole(enum.Enum):
     SPEC_WORKER = "spec_worker"  # subclass of BaseSpecWorker / SpecWorkerBase -> SpecWorker
     DRAFT_WORKER = "draft_worker"  # subclass of EagleDraftWorkerBase / TpModelWorker -> DraftWorker
     INJECTED = "injected"  # passed as draft_worker_cls -> DraftWorkerFactory
+    #: A registration's algorithm object: its ``spec_class``, or sglang's
+    #: ``CustomSpecAlgo`` for a registration that passes none -> SpecAlgorithm.
+    ALGORITHM = "algorithm"
 
     @property
     def protocol(self) -> ProtocolName:
@@ -135,6 +145,7 @@ _ROLE_PROTOCOL: Mapping[ClassRole, ProtocolName] = {
     ClassRole.SPEC_WORKER: ProtocolName.SPEC_WORKER,
     ClassRole.DRAFT_WORKER: ProtocolName.DRAFT_WORKER,
     ClassRole.INJECTED: ProtocolName.DRAFT_WORKER_FACTORY,
+    ClassRole.ALGORITHM: ProtocolName.SPEC_ALGORITHM,
 }
 
 
@@ -228,6 +239,25 @@ class Registration:
     #: server_args, ...) -> Worker``): the scheduler's
     #: ``DraftWorkerClass(**draft_worker_kwargs)`` calls it, not the class.
     builder: str | None = None
+    #: The source text of the ``spec_class`` keyword, when the registration
+    #: passes one (``None``: sglang's default, ``CustomSpecAlgo``, is the
+    #: algorithm object); :attr:`spec_class` is what the gate could read of it.
+    spec_class_text: str | None = None
+    #: The dotted name of the registered factory, where it is a function of
+    #: the module (``None``: a lambda, a nested function, a name the gate
+    #: could not follow): ``CustomSpecAlgo.create_worker`` calls it as
+    #: ``self.factory(server_args)`` (spec_registry.py), held to ``WorkerClassFactory``.
+    factory: str | None = None
+
+    @property
+    def algorithm(self) -> str:
+        """The dotted name of the class the registration's algorithm object
+        is an instance of, where the gate can name it: the ``spec_class``
+        read, sglang's ``CustomSpecAlgo`` where none is passed; ``""`` for a
+        ``spec_class`` the gate could not read."""
+        if self.spec_class is not None:
+            return self.spec_class
+        return DEFAULT_SPEC_CLASS if self.spec_class_text is None else ""
 
     def keywords(self) -> dict[str, object]:
         """The registration's keywords as ``ReleaseTerms.branches_for`` reads

@@ -58,6 +58,7 @@ from spec_protocols.gate._releases_run import release_jobs
 from spec_protocols.gate._reports import messages
 from spec_protocols.gate._request import CachePolicy, GateRequest
 from spec_protocols.gate._source import find_module_file
+from spec_protocols.gate._remedies import with_remedies
 from spec_protocols.gate._verdicts import combine
 
 __all__ = ["DEFAULT_TARGET", "checkers_for_sglang", "choose_checkers", "default_targets", "run_stages"]
@@ -395,7 +396,8 @@ class _Groups:
         classes = {c.dotted: c for c in found.classes}
         checks = sorted({check for o in outcomes for check in o.verdicts})
         require_found(found, len(checks))
-        self.results.extend(_distinct(combine(checks, outcomes, classes), classes, self.seen))
+        combined = with_remedies(combine(checks, outcomes, classes), classes, self.terms)
+        self.results.extend(_distinct(combined, classes, self.seen))
 
 
 def _draft_factory_notes(found: Discovery, terms: ReleaseTerms) -> list[str]:

@@ -137,6 +137,16 @@ class RolePolicy:
     built_as: ClassRole | None = None
     #: Whether what it inherits from ``BaseSpecWorker`` is checked with it.
     inherits_defaults: bool = False
+    #: Who builds it, in words, where :attr:`construction` is not the
+    #: scheduler's call (what a problem found once it is built names).
+    built_where: str = "its spec worker"
+    #: What to do about a member it lacks, in words, where the fix is the
+    #: same for every class of the role (the report's note ends with it).
+    remedy: str | None = None
+    #: Whether its registrations' factories (``Registration.factory``) are
+    #: checked with it, against ``WorkerClassFactory``: what its
+    #: ``create_worker`` calls (``self.factory(server_args)``, spec_registry.py).
+    holds_factories: bool = False
 
     @property
     def protocol(self) -> ProtocolName:
@@ -172,6 +182,25 @@ _POLICIES: Mapping[ClassRole, RolePolicy] = {
         members=None,
         construction=Construction.DRAFT_FACTORY,
         excuses_abstract_base=False,
+    ),
+    # The algorithm object is built by register_algorithm
+    # (``spec_class(name=, factory=, supports_overlap=, validate_server_args=)``,
+    # spec_registry.py), a call no release changes and CustomSpecAlgo's
+    # __init__ takes: only "abstract" is checked of it (a bare call). Its
+    # registered factories are held to create_worker's call
+    # (:data:`ProtocolName.WORKER_CLASS_FACTORY`, with the class's lines).
+    ClassRole.ALGORITHM: RolePolicy(
+        ClassRole.ALGORITHM,
+        members=ProtocolName.SPEC_ALGORITHM,
+        construction=None,
+        excuses_abstract_base=False,
+        built_where="register_algorithm (spec_class(name=, factory=, ...), speculative/spec_registry.py)",
+        remedy=(
+            "register the algorithm with spec_class=, a class deriving from spec_protocols.SpecAlgorithmBase and "
+            "sglang's CustomSpecAlgo (class MyAlgorithm(SpecAlgorithmBase, CustomSpecAlgo)), which defines "
+            "what CustomSpecAlgo lacks as the enum SpeculativeAlgorithm does"
+        ),
+        holds_factories=True,
     ),
 }
 

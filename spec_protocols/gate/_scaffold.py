@@ -114,12 +114,20 @@ reports an abstract class at a decorator), the defaults of SpecWorkerBase
 your worker keeps, each sglang release's own calls. ``spec-protocols explain
 SpecWorker`` says what each member must do.
 
-Register it with sglang from a function, not at import time, e.g.::
+Register it with sglang from a function, not at import time, with a
+``spec_class`` (sglang's default, ``CustomSpecAlgo``, lacks members the
+scheduler calls at start-up; ``SpecAlgorithmBase`` gives them), e.g.::
 
-    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+    from sglang.srt.speculative.spec_registry import CustomSpecAlgo
+    from spec_protocols import SpecAlgorithmBase
+
+    class MyAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):
+        pass
 
     def register() -> None:
-        SpeculativeAlgorithm.register("MY_ALGO", supports_overlap=True)(
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        SpeculativeAlgorithm.register("MY_ALGO", supports_overlap=True, spec_class=MyAlgorithm)(
             lambda server_args: {cls}
         )
 """

@@ -28,6 +28,7 @@ def test_the_gate_passes_the_example() -> None:
     report = run_gate([str(PACKAGE)])
     checked = sorted((r.check.target, r.check.protocol) for r in report.results)
     assert checked == [
+        ("spec_example_plugin.algorithm.ExampleAlgorithm", "SpecAlgorithm"),
         ("spec_example_plugin.draft.ExampleDraftWorker", "DraftWorker"),
         ("spec_example_plugin.draft.ExampleDraftWorker", "DraftWorkerFactory"),
         ("spec_example_plugin.worker.ExampleWorker", "SpecWorker"),

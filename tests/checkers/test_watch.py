@@ -214,7 +214,7 @@ def test_text_rounds_end_with_the_summary_line_and_ctrl_c_is_130(plugin: Path, e
     watch = Watch(env, str(plugin), *STATIC, "--no-timings")
     try:
         summary = watch.wait_for(lambda: next((l for l in watch.out if SUMMARY.match(l)), None), "the summary line")
-        assert summary.startswith("3 checked: 3 pass")
+        assert summary.startswith("4 checked: 4 pass")
         edit(plugin / "worker.py", "def forward_batch_generation(", "def forward_batch_generation_renamed(")
         watch.wait_for(lambda: [l for l in watch.out if SUMMARY.match(l)][1:] or None, "a second summary line")
         second = [l for l in watch.out if SUMMARY.match(l)][1]

@@ -34,11 +34,12 @@ def test_static_check_passes_the_example(sglang_venv: Venv, tree: Path, home: Pa
     columns, rows = verdict_table(ran)
     assert columns == ["Class", "Protocol", "mypy", "pyright", "Verdict"], ran.describe()
     assert rows == {
+        ("ExampleAlgorithm", "SpecAlgorithm"): "pass",
         ("ExampleDraftWorker", "DraftWorker"): "pass",
         ("ExampleDraftWorker", "DraftWorkerFactory"): "pass",
         ("ExampleWorker", "SpecWorker"): "pass",
     }, ran.describe()
-    assert summary(ran) == (3, 3, 0, 0), ran.describe()
+    assert summary(ran) == (4, 4, 0, 0), ran.describe()
     assert _installed_against(ran.stdout), ran.describe()
 
 

@@ -113,11 +113,12 @@ GATE_ARGS = ("--spec-protocols-sglang", "0.5.23", "--spec-protocols-checker", "m
 def test_gate_items_pass_a_conforming_plugin(bare_venv: Venv, tree: Path, home: Path, cache: Path) -> None:
     copy_plugin(plugin_source("spec_example_plugin", tree), home)
     ran = expect(_pytest(bare_venv, home, cache, tree, "--spec-protocols-gate", "spec_example_plugin", *GATE_ARGS), 0)
-    for item in ("spec_example_plugin.draft.ExampleDraftWorker[DraftWorker]",
+    for item in ("spec_example_plugin.algorithm.ExampleAlgorithm[SpecAlgorithm]",
+                 "spec_example_plugin.draft.ExampleDraftWorker[DraftWorker]",
                  "spec_example_plugin.draft.ExampleDraftWorker[DraftWorkerFactory]",
                  "spec_example_plugin.worker.ExampleWorker[SpecWorker]"):
         assert f"PASSED spec-protocols-gate::{item}" in ran.stdout, f"{item} did not pass\n{ran.describe()}"
-    assert "3 passed" in ran.stdout, ran.describe()
+    assert "4 passed" in ran.stdout, ran.describe()
 
 
 def test_gate_items_fail_a_worker_without_forward_batch_generation(

@@ -25,6 +25,7 @@ from tests.installed._userland import (
 
 
 EXAMPLE = {
+    ("ExampleAlgorithm", "SpecAlgorithm"): "pass",
     ("ExampleDraftWorker", "DraftWorker"): "pass",
     ("ExampleDraftWorker", "DraftWorkerFactory"): "pass",
     ("ExampleWorker", "SpecWorker"): "pass",

@@ -17,6 +17,8 @@ from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 from sglang.srt.speculative.spec_registry import CustomSpecAlgo
 
+from spec_protocols import SpecAlgorithmBase
+
 if TYPE_CHECKING:
     from sglang.srt.managers.schedule_batch import ScheduleBatch
     from sglang.srt.managers.tp_worker import TpModelWorker
@@ -24,7 +26,9 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-class GrammarAlgo(CustomSpecAlgo):
+# The algorithm object: SpecAlgorithmBase gives what CustomSpecAlgo lacks (reg_algorithm_default).
+# expect: reg_grammar_overlap.GrammarAlgo SpecAlgorithm pass runtime=pass mypy=pass pyright=pass
+class GrammarAlgo(SpecAlgorithmBase, CustomSpecAlgo):
     def supports_grammar_overlap(self) -> bool:
         return True
 

@@ -18,6 +18,8 @@ from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 from sglang.srt.speculative.spec_registry import CustomSpecAlgo
 
+from spec_protocols import SpecAlgorithmBase
+
 if TYPE_CHECKING:
     from sglang.srt.managers.schedule_batch import ScheduleBatch
     from sglang.srt.managers.tp_worker import TpModelWorker
@@ -25,7 +27,9 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-class WindowedAlgo(CustomSpecAlgo):
+# The algorithm object: SpecAlgorithmBase gives what CustomSpecAlgo lacks (reg_algorithm_default).
+# expect: reg_partial_bound_keyword.WindowedAlgo SpecAlgorithm pass runtime=pass mypy=pass pyright=pass
+class WindowedAlgo(SpecAlgorithmBase, CustomSpecAlgo):
     def create_worker(self, server_args: ServerArgs) -> Any:
         worker_cls = super().create_worker(server_args)
         return functools.partial(worker_cls, window=getattr(server_args, "speculative_num_steps", None) or 3)

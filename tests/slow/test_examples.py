@@ -39,7 +39,7 @@ def test_register_adds_the_algorithm_once_and_not_at_import() -> None:
         "print(type(algo).__name__, algo.name, algo.supports_overlap)\n"
         "print(algo.factory(None).__qualname__)\n"
     )
-    assert out.splitlines() == ["True", "CustomSpecAlgo EXAMPLE_SPEC True", "ExampleWorker"]
+    assert out.splitlines() == ["True", "ExampleAlgorithm EXAMPLE_SPEC True", "ExampleWorker"]
 
 
 # -- adoption: the pre-commit hooks (.pre-commit-hooks.yaml) -------------------

@@ -30,7 +30,8 @@ def _factory(server_args):
 def _registrations(tmp_path: Path, returned: str) -> tuple[str | None, ...]:
     file = tmp_path / "builder_plugin.py"
     file.write_text(SOURCE.format(returned=returned))
-    (cls,) = discover([resolve_target(str(file), [])]).classes
+    # The registration's algorithm object (sglang's CustomSpecAlgo) is checked too; the worker is the one asked about.
+    (cls,) = [c for c in discover([resolve_target(str(file), [])]).classes if c.qualname == "Worker"]
     return (built_by(cls), *(r.builder for r in cls.registrations))
 
 

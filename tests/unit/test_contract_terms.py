@@ -70,6 +70,7 @@ def test_a_supported_release_that_requires_exactly_the_pinned_protocol_keeps_the
     assert terms.pin == "0.5.21"
     assert terms.checked("SpecWorker") == tuple(spec_members("0.5.21"))
     assert "draft_parallel_layout" not in terms.checked("SpecWorker")
+    # A contract read without the algorithm object (a fake here) leaves SpecAlgorithm unnarrowed, not whole-checked.
     assert terms.whole == {"SpecWorker", "DraftWorker"}
     assert terms.presence == () and terms.notes == ()
 
@@ -123,7 +124,7 @@ def test_no_sglang_means_the_newest_protocols_whole() -> None:
     terms = release_terms(None)
     assert terms.release is None and terms.pin is None
     assert terms.checked("SpecWorker") == tuple(spec_members(None))
-    assert terms.whole == {"SpecWorker", "DraftWorker"}
+    assert terms.whole == {"SpecWorker", "DraftWorker", "SpecAlgorithm"}
     assert "no sglang found" in terms.notes[0]
 
 

@@ -11,7 +11,10 @@
   an injection that cannot be followed holds the ``TpModelWorker``
   subclasses its module can name to the factory call;
 * :func:`spec_protocols.gate._roles.registered_terms` selects the scheduler
-  branch (and its calls) a registration's flags leave.
+  branch (and its calls) a registration's flags leave;
+* each registration's algorithm object is checked as ``SpecAlgorithm``: its
+  ``spec_class``, or sglang's ``CustomSpecAlgo`` when it passes none, with
+  the module-level factory it registers.
 """
 
 from __future__ import annotations
@@ -108,7 +111,8 @@ def test_factory_returning_a_base_reaches_both(tmp_path: Path) -> None:
             """,
         )
     )
-    assert {n for n, c in classes.items() if c.registrations} == {"Base", "Wide", "Narrow"}
+    workers = {n for n, c in classes.items() if c.registrations and ClassRole.SPEC_WORKER in c.roles}
+    assert workers == {"Base", "Wide", "Narrow"}
     assert not classes["Base"].may_be_abstract  # subclassed, but the factory returns it
     assert classes["Base"].registrations[0].flags == ()  # supports_overlap left at its default
 
@@ -407,3 +411,67 @@ class Worker(BaseSpecWorker):
     # `other` holds a parameter's value: judged in place, and Other may be what it is.
     assert [s.text for s in found.sites] == ["other"]
     assert ClassRole.INJECTED in classes["Other"].roles
+
+
+# -- the algorithm object ---------------------------------------------------------
+
+_ALGORITHM_HEAD = """
+from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+from sglang.srt.speculative.spec_registry import CustomSpecAlgo
+
+class Worker(BaseSpecWorker):
+    def forward_batch_generation(self, batch, **kwargs): ...
+"""
+
+
+def test_a_default_registration_checks_sglangs_custom_spec_algo(tmp_path: Path) -> None:
+    found = _discover(
+        tmp_path,
+        _ALGORITHM_HEAD
+        + """
+@SpeculativeAlgorithm.register("PLAIN", supports_overlap=True)
+def _factory(server_args):
+    return Worker
+""",
+    )
+    algorithm = next(c for c in found.classes if ClassRole.ALGORITHM in c.roles)
+    assert algorithm.dotted == "sglang.srt.speculative.spec_registry.CustomSpecAlgo"
+    assert algorithm.checks[0].protocol == "SpecAlgorithm"
+    (registration,) = algorithm.registrations
+    assert registration.spec_class is None and registration.spec_class_text is None
+    assert registration.factory == "plugin._factory"
+    assert not algorithm.may_be_abstract
+
+
+def test_a_spec_class_is_the_algorithm_object_and_custom_spec_algo_is_not_checked(tmp_path: Path) -> None:
+    found = _discover(
+        tmp_path,
+        _ALGORITHM_HEAD
+        + """
+class Algo(CustomSpecAlgo):
+    pass
+
+SpeculativeAlgorithm.register("OWN", spec_class=Algo)(lambda server_args: Worker)
+""",
+    )
+    algorithms = {c.dotted: c for c in found.classes if ClassRole.ALGORITHM in c.roles}
+    assert set(algorithms) == {"plugin.Algo"}
+    # A lambda has no name an importer can check: no factory to hold.
+    assert algorithms["plugin.Algo"].registrations[0].factory is None
+
+
+def test_a_spec_class_the_gate_cannot_read_is_not_taken_for_the_default(tmp_path: Path) -> None:
+    found = _discover(
+        tmp_path,
+        _ALGORITHM_HEAD
+        + """
+from elsewhere_not_installed import Algo
+
+@SpeculativeAlgorithm.register("ELSEWHERE", spec_class=Algo)
+def _factory(server_args):
+    return Worker
+""",
+    )
+    assert not [c for c in found.classes if ClassRole.ALGORITHM in c.roles]
+    worker = _by_name(found)["Worker"]
+    assert worker.registrations[0].spec_class_text == "Algo" and worker.registrations[0].algorithm == ""

@@ -32,7 +32,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("discovery", frozenset({"_discovery"})),
     ("harness", frozenset({"_harness"})),
     ("checkers", frozenset({"_checkers"})),
-    ("verdicts and cache", frozenset({"_verdicts", "_baseline", "_cache"})),
+    ("verdicts and cache", frozenset({"_verdicts", "_remedies", "_baseline", "_cache"})),
     ("reports", frozenset({"_reports", "_upgrade"})),
     ("pipeline", frozenset({"_request", "_pipeline", "_releases_run", "_run"})),
     ("watch mode", frozenset({"_watch"})),

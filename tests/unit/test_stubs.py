@@ -34,6 +34,8 @@ STUBBED_MODULES = [
     "sglang.srt.server_args",
     "sglang.srt.speculative.base_spec_worker",
     "sglang.srt.speculative.draft_worker_common",
+    "sglang.srt.speculative.spec_info",
+    "sglang.srt.speculative.spec_registry",
 ]
 
 

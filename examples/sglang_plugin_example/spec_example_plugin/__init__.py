@@ -6,7 +6,9 @@
 never at import time: importing this package imports neither sglang nor torch,
 so ``spec-protocols check`` and IDEs can read it cheaply.
 
-The worker (:mod:`spec_example_plugin.worker`) subclasses sglang's
+The algorithm object (:mod:`spec_example_plugin.algorithm`) mixes
+``spec_protocols.SpecAlgorithmBase`` into sglang's ``CustomSpecAlgo``, which
+lacks members the scheduler calls. The worker (:mod:`spec_example_plugin.worker`) subclasses sglang's
 ``BaseSpecWorker`` and builds its draft model with sglang's
 ``build_draft_tp_worker(draft_worker_cls=ExampleDraftWorker, ...)``; the draft
 class (:mod:`spec_example_plugin.draft`) is a pass-through ``TpModelWorker``.
@@ -41,9 +43,12 @@ def register() -> None:
         return
     from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
+    from spec_example_plugin.algorithm import ExampleAlgorithm
+
     # supports_overlap=True: the worker follows the V2 schema (on_publish) and
-    # sglang deprecates supports_overlap=False.
-    @SpeculativeAlgorithm.register(ALGORITHM_NAME, supports_overlap=True)
+    # sglang deprecates supports_overlap=False. spec_class: the default,
+    # CustomSpecAlgo, lacks members the scheduler calls at start-up.
+    @SpeculativeAlgorithm.register(ALGORITHM_NAME, supports_overlap=True, spec_class=ExampleAlgorithm)
     def _factory(server_args: ServerArgs) -> type:
         # The worker module imports torch through sglang: import it only when
         # sglang asks for the worker class.

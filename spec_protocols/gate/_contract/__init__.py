@@ -27,6 +27,7 @@ from spec_protocols.gate._contract._extract import extract_contract
 from spec_protocols.gate._contract._release_contract import (
     OVERLAP,
     SYNCHRONOUS,
+    AlgorithmObject,
     BuiltInWorker,
     Contract,
     DefaultNeeds,
@@ -56,6 +57,7 @@ from spec_protocols.gate._contract._terms import (
 __all__ = [
     "OVERLAP",
     "SYNCHRONOUS",
+    "AlgorithmObject",
     "BuiltInWorker",
     "CallShape",
     "Contract",

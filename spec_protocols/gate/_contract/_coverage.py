@@ -12,6 +12,9 @@ transcription missed ``on_verify_complete_cpu``: this check would not have.
 otherwise the gate would fail workers over a member the release never calls
 (what happened to every release before 0.5.23).
 
+Both hold for the algorithm object too: ``SpecAlgorithm`` against the uses of
+``spec_algorithm`` (:attr:`Contract.algorithm`), both ways.
+
 And for the newest supported release, the constructor keyword sets of
 ``SpecWorkerFactory`` and ``DraftWorkerFactory`` are the release's own (older
 releases' keyword sets are data the gate reads from their contracts).
@@ -107,6 +110,22 @@ def _precise(contract: Contract, release: str) -> list[Gap]:
     ]
 
 
+def _algorithm(contract: Contract, release: str) -> list[Gap]:
+    """``SpecAlgorithm`` against the algorithm object's uses, both ways."""
+    algorithm = contract.algorithm
+    if algorithm is None:
+        return []
+    protocol = ProtocolName.SPEC_ALGORITHM
+    gaps = _covered(contract, release, protocol, algorithm.uses)
+    used = set(algorithm.used())
+    gaps += [
+        Gap(release, protocol, m.name, "the protocol requires it, but the release never calls it on the algorithm object")
+        for m in protocol_definitions(protocol, release)
+        if m.name not in used
+    ]
+    return gaps
+
+
 def _factories(contract: Contract, release: str) -> list[Gap]:
     if release != NEWEST:
         return []
@@ -126,6 +145,7 @@ def coverage_gaps(contract: Contract, release: str | None = None) -> list[Gap]:
     gaps = _covered(contract, release, _SPEC, contract.spec_worker)
     gaps += _covered(contract, release, ProtocolName.INJECTABLE_DRAFT_WORKER, contract.built_draft)
     gaps += _precise(contract, release)
+    gaps += _algorithm(contract, release)
     gaps += _factories(contract, release)
     return gaps
 

@@ -24,6 +24,7 @@ from typing import Literal
 __all__ = [
     "OVERLAP",
     "SYNCHRONOUS",
+    "AlgorithmObject",
     "BuiltInWorker",
     "Classification",
     "Contract",
@@ -182,6 +183,35 @@ class BuiltInWorker:
 
 
 @dataclass(frozen=True, slots=True)
+class AlgorithmObject:
+    """What a release asks of the algorithm object (``spec_algorithm``: a
+    member of the enum ``SpeculativeAlgorithm``, or a plugin's
+    ``CustomSpecAlgo``/``spec_class`` instance), read by
+    ``_extract/_algorithm_object.py``."""
+
+    #: The enum's instance methods: the interface the algorithm object duck-types, in its order.
+    members: tuple[str, ...]
+    #: Every use of one of them outside the enum and ``CustomSpecAlgo``, in
+    #: member and site order: a call, or a read handed on as a callback
+    #: (receiver ``spec_algorithm``; each ``required``: which algorithm a use
+    #: is behind is the use's own business, a plugin's object meets every one
+    #: its predicates let through).
+    uses: tuple[Use, ...]
+    #: What ``CustomSpecAlgo`` (a registration's default ``spec_class``) defines.
+    default_members: tuple[str, ...]
+    #: Where ``CustomSpecAlgo`` is defined.
+    default_site: Site | None = None
+
+    def used(self) -> tuple[str, ...]:
+        """The members sglang uses, in the enum's order."""
+        called = {u.member for u in self.uses}
+        return tuple(m for m in self.members if m in called)
+
+    def sites_of(self, member: str) -> tuple[Site, ...]:
+        return tuple(u.site for u in self.uses if u.member == member)
+
+
+@dataclass(frozen=True, slots=True)
 class Contract:
     """Everything one sglang release asks of a speculative worker and its draft worker."""
 
@@ -217,6 +247,9 @@ class Contract:
     #: What a registration that does not pass the flag gets (``register``'s
     #: default: ``supports_overlap: bool = False``).
     overlap_flag_default: bool = False
+    #: The algorithm object's interface and uses (``None``: the release has no
+    #: plugin registry, or the contract was read before the gate read it).
+    algorithm: AlgorithmObject | None = None
 
     def required_members(self) -> frozenset[str]:
         """The members of the spec worker every algorithm reaches (not those

@@ -232,6 +232,11 @@ class ReleaseTerms:
     #: ``None``: no such flag, both branches apply), and its default in ``register``.
     overlap_flag: str | None = None
     overlap_flag_default: bool = False
+    #: ``SpecAlgorithm`` member -> where the release calls it on the algorithm
+    #: object (``managers/scheduler.py:1540 (Scheduler.init_disaggregation)``),
+    #: scheduler sites first: what a problem of a registration's ``spec_class``
+    #: names. Empty without a contract (the protocol's ``CALL_SITES`` stand in).
+    algorithm_sites: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
 
     def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]:
         """The scheduler branches an algorithm registered with ``registration``
@@ -431,7 +436,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
     """The terms of a run against ``contract`` (``None``: no sglang source was
     found; the protocols of the newest supported release, whole)."""
     if contract is None:
-        protocols = (ProtocolName.SPEC_WORKER, ProtocolName.DRAFT_WORKER)
+        protocols = (ProtocolName.SPEC_WORKER, ProtocolName.DRAFT_WORKER, ProtocolName.SPEC_ALGORITHM)
         return ReleaseTerms(
             release=None,
             pin=None,
@@ -459,6 +464,13 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
             m for m in _draft_needs(contract) if excluded(m, release, receiver="draft_worker") is None
         },
     }
+    if contract.algorithm is not None:
+        # What the release calls on the algorithm object (a release read
+        # before the gate read it, or without a plugin registry, holds none:
+        # SpecAlgorithm is then not checked member by member).
+        required[ProtocolName.SPEC_ALGORITHM] = {
+            m for m in contract.algorithm.used() if excluded(m, release, receiver="spec_algorithm") is None
+        }
     members: dict[str, tuple[str, ...]] = {}
     whole: set[str] = set()
     for protocol, wanted in required.items():
@@ -501,7 +513,20 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         branch_shapes=branch_shapes(contract, members[ProtocolName.SPEC_WORKER]),
         overlap_flag=contract.overlap_flag,
         overlap_flag_default=contract.overlap_flag_default,
+        algorithm_sites=_algorithm_sites(contract),
     )
+
+
+def _algorithm_sites(contract: Contract) -> dict[str, tuple[str, ...]]:
+    """``SpecAlgorithm`` member -> its call sites in the release, the
+    scheduler's first (it runs at start-up), then by file and line."""
+    if contract.algorithm is None:
+        return {}
+    sites: dict[str, tuple[str, ...]] = {}
+    for member in contract.algorithm.used():
+        found = sorted(contract.algorithm.sites_of(member), key=lambda s: (not s.file.startswith("managers/scheduler"), s.file, s.line))
+        sites[member] = tuple(f"{s.file}:{s.line} ({s.function})" for s in found)
+    return sites
 
 
 #: The defaults' receivers, which a default "relies on" but which are not defaults to follow.

@@ -221,12 +221,27 @@ class _Reader:
         self.unpacked = self.unpacked or "**" in dynamic
         classes = self._returns(factory, scopes) if factory is not None else []
         spec = self.class_of(spec_expr, scopes) if spec_expr is not None else None
-        registration = Registration(name, f"{self.module.file}:{call.lineno}", flags, dynamic, spec)
+        registration = Registration(
+            name,
+            f"{self.module.file}:{call.lineno}",
+            flags,
+            dynamic,
+            spec,
+            spec_class_text=ast.unparse(spec_expr) if spec_expr is not None else None,
+            factory=self._factory_name(factory),
+        )
         if spec is not None:
             registration, classes = _SpecClass(self, spec).apply(registration, classes)
         self.found.append(Registered(registration, tuple(dict.fromkeys(classes))))
         for builder, built in self._builders(factory, scopes) if factory is not None and spec is None else ():
             self.found.append(Registered(replace(registration, builder=builder), (built,)))
+
+    def _factory_name(self, factory: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None) -> str | None:
+        """The dotted name of a factory the module defines at its top level
+        (what an importer can name); ``None`` for any other."""
+        if isinstance(factory, ast.FunctionDef | ast.AsyncFunctionDef) and self.top.functions.get(factory.name) is factory:
+            return f"{self.module.name}.{factory.name}"
+        return None
 
     def _builders(
         self, factory: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scopes: list[_Scope]
@@ -383,16 +398,7 @@ class _SpecClass:
 def _with(
     registration: Registration, *, capabilities: tuple[str, ...], replaces: bool = False, bound: tuple[str, ...] = ()
 ) -> Registration:
-    return Registration(
-        registration.name,
-        registration.site,
-        registration.flags,
-        registration.dynamic,
-        registration.spec_class,
-        replaces_create_worker=replaces,
-        capabilities=capabilities,
-        bound_keywords=bound,
-    )
+    return replace(registration, replaces_create_worker=replaces, capabilities=capabilities, bound_keywords=bound)
 
 
 def _returns_only_false(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -14,6 +14,9 @@ source is read). A class is picked when
 * a registration hands it to the scheduler
   (:mod:`spec_protocols.gate._discovery._registrations`): ``SpecWorker``,
   whatever its bases, and it must be concrete;
+* it is a registration's algorithm object: its ``spec_class``, or sglang's
+  ``CustomSpecAlgo`` when it passes none: ``SpecAlgorithm`` (the scheduler
+  calls it; its registered factories are held to ``create_worker``'s call);
 * it is decorated with ``spec_protocols.spec_worker_class`` (``SpecWorker``,
   and it must be concrete) or ``draft_worker_class`` (an injected draft
   worker), whatever its bases
@@ -340,6 +343,13 @@ def _pick_registrations(
                 continue
             picks.add(qualified, ClassRole.SPEC_WORKER)
             picks.registered.setdefault(qualified, []).append(registered.registration)
+        # The algorithm object the registration makes, wherever its class is
+        # defined: sglang's CustomSpecAlgo for a registration without a
+        # spec_class is checked too, since that is what the scheduler calls.
+        algorithm = registered.registration.algorithm
+        if algorithm and index.class_def(algorithm) is not None:
+            picks.add(algorithm, ClassRole.ALGORITHM)
+            picks.registered.setdefault(algorithm, []).append(registered.registration)
 
 
 def _hold_injectable(index: SourceIndex, picks: _Picks) -> None:

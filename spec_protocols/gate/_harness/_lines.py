@@ -389,6 +389,8 @@ class _ClassLines:
         self.write_contract_hooks(check, p)
         if p == ProtocolName.SPEC_WORKER:
             self.write_capabilities(check)
+        if role.holds_factories:
+            self.write_factories(check)
         if role.inherits_defaults:
             for name in self.terms.presence:
                 check_identifier(name, "member name")
@@ -426,6 +428,29 @@ class _ClassLines:
                 self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
             )
             self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
+
+    def write_factories(self, check: Check) -> None:
+        """Each factory the class's registrations register, where the gate can
+        name it (a function of its module), against ``WorkerClassFactory``:
+        ``CustomSpecAlgo.create_worker`` calls it as ``self.factory(server_args)``
+        (spec_registry.py), so one that cannot take a positional argument
+        raises there. The line is the algorithm object's (member ``factory``):
+        its ``create_worker`` is what fails."""
+        factory = ProtocolName.WORKER_CLASS_FACTORY
+        expected = f"{describe_function(factory, self.definitions_call(factory))} (CustomSpecAlgo.create_worker: self.factory(server_args))"
+        names = dict.fromkeys(r.factory for r in self.cls.registrations if r.factory is not None)
+        for n, dotted in enumerate(names):
+            module, _, name = dotted.rpartition(".")
+            check_identifier(module, "module name")
+            check_identifier(name, "function name")
+            tag = self.tag(LineKind.MEMBER_SIGNATURE, check, "factory", expected=f"{dotted}: {expected}")
+            self.emit(f"    import {module} as _rf{n}", tag)
+            self.emit(f"    _rfc{n}: {factory} = _rf{n}.{name}", tag)
+
+    @staticmethod
+    def definitions_call(factory: str) -> ast.FunctionDef:
+        """The ``__call__`` of a factory protocol, as written."""
+        return next(m.node for m in protocol_members(factory) if m.name == "__call__")
 
     def write_contract_hooks(self, check: Check, p: str) -> None:
         """The hooks sglang finds with ``getattr``/``hasattr`` on a ``p`` worker

@@ -85,6 +85,10 @@ class ProbeClass:
     #: The function its registrations build it through (``Registration.builder``,
     #: "module.function"): the scheduler's constructor call is made of that.
     builder: str = ""
+    #: The factories its registrations register ("module.function",
+    #: ``Registration.factory``), for a role that holds them
+    #: (``RolePolicy.holds_factories``: the algorithm object's create_worker calls them).
+    factories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -245,7 +245,27 @@ def _check(
         members.extend(_capability_problems(cast(type, obj), item.capabilities))
     if role.inherits_defaults and is_class:
         members.extend(_inherited_problems(cast(type, obj), release))
+    if role.holds_factories:
+        members.extend(_factory_problems(item.factories))
     return construction + members, note
+
+
+def _factory_problems(factories: Sequence[str]) -> list[RuntimeFinding]:
+    """Each registered factory (as the import left it) against
+    ``WorkerClassFactory``: ``CustomSpecAlgo.create_worker`` calls it as
+    ``self.factory(server_args)`` (spec_registry.py). Reported on the
+    algorithm object's member ``factory``, naming the function."""
+    found: list[RuntimeFinding] = []
+    for dotted in factories:
+        module_name, _, name = dotted.rpartition(".")
+        module = sys.modules.get(module_name)
+        factory = _find(module, name) if module is not None else _ABSENT
+        if factory is _ABSENT:
+            continue  # its module did not import here: the class's own verdict says why
+        for problem in verify_conformance(factory, _PROTOCOLS[ProtocolName.WORKER_CLASS_FACTORY]).problems:
+            words = f"{dotted}{_signature_words(factory)}: {problem.message} (CustomSpecAlgo.create_worker calls self.factory(server_args))"
+            found.append(RuntimeFinding("factory", "worded", words))
+    return found
 
 
 def _release_keywords(release: ProbeRelease, construction: Construction) -> Sequence[str] | None:
@@ -355,7 +375,7 @@ def _built_problems(cls: type, role: RolePolicy, release: ProbeRelease) -> list[
     if role.construction is Construction.SCHEDULER:
         site = "the scheduler (Scheduler.maybe_init_draft_worker)"
     else:
-        site = "its spec worker"
+        site = role.built_where
     called = (*(release.members.get(role.members) or protocol_members(_PROTOCOLS[role.members])), *release.presence)
     return [RuntimeFinding(f.member, "worded", f.message) for f in construction_findings(cls, called, site)]
 

@@ -30,11 +30,14 @@ The rooms, each holding the rules it applies:
                    what sglang does with each (followed through locals and callees)
 ``_overlap``       reader: the registration flag that selects the scheduler's
                    overlap branch (``supports_overlap``)
+``_algorithm_object`` reader: what sglang calls on the algorithm object
+                   (``spec_algorithm``) and what ``CustomSpecAlgo`` defines
 """
 
 from __future__ import annotations
 
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
+from spec_protocols.gate._contract._extract._algorithm_object import algorithm_object
 from spec_protocols.gate._contract._extract._built_in import built_in_workers
 from spec_protocols.gate._contract._extract._classify import finish
 from spec_protocols.gate._contract._extract._constructor_calls import constructor, draft_factory, registry_methods
@@ -84,4 +87,5 @@ def extract_contract(source: SglangSource) -> Contract:
         hooks=hooks(tree, walker.lookups),
         overlap_flag=flag,
         overlap_flag_default=overlap_flag_default(tree, flag) if flag is not None else False,
+        algorithm=algorithm_object(tree),
     )
