@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-# expect: reg_algorithm_conforming.MixedAlgorithm SpecAlgorithm pass runtime=pass mypy=pass pyright=pass
+# expect: reg_algorithm_conforming.MixedAlgorithm SpecAlgorithm pass runtime=pass replay=pass mypy=pass pyright=pass
 class MixedAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):
     """The algorithm object: CustomSpecAlgo, plus what it lacks."""
 
 
-# expect: reg_algorithm_conforming.MixedWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: reg_algorithm_conforming.MixedWorker SpecWorker pass runtime=pass replay=pass mypy=pass pyright=pass
 class MixedWorker(BaseSpecWorker):
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
         super().__init__()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-# expect: reg_algorithm_default.PlainWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: reg_algorithm_default.PlainWorker SpecWorker pass runtime=pass replay=pass mypy=pass pyright=pass
 class PlainWorker(BaseSpecWorker):
     """A correct worker; only its registration is wrong."""
 
@@ -38,7 +38,7 @@ class PlainWorker(BaseSpecWorker):
         return self.target_worker.forward_batch_generation(batch)
 
 
-# expect: sglang.srt.speculative.spec_registry.CustomSpecAlgo SpecAlgorithm fail runtime=fail mypy=fail pyright=fail member=carries_draft_hidden_states
+# expect: sglang.srt.speculative.spec_registry.CustomSpecAlgo SpecAlgorithm fail runtime=fail replay=fail mypy=fail pyright=fail member=carries_draft_hidden_states
 # expect-note: lacks carries_draft_hidden_states, need_topk, create_future_map, which sglang 0.5.23 calls on it
 @SpeculativeAlgorithm.register("SHAPE_REG_ALGORITHM_DEFAULT", supports_overlap=True)
 def _plain(server_args: ServerArgs) -> type:

@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     from sglang.srt.server_args import ServerArgs
 
 
-# expect: reg_algorithm_keyword_factory.KeywordAlgorithm SpecAlgorithm fail runtime=fail mypy=fail pyright=fail member=factory
+# expect: reg_algorithm_keyword_factory.KeywordAlgorithm SpecAlgorithm fail runtime=fail replay=fail mypy=fail pyright=fail member=factory
 class KeywordAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):
     """A conforming algorithm object; its registered factory is not."""
 
 
-# expect: reg_algorithm_keyword_factory.KeywordWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: reg_algorithm_keyword_factory.KeywordWorker SpecWorker pass runtime=pass replay=skipped mypy=pass pyright=pass
 class KeywordWorker(BaseSpecWorker):
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
         super().__init__()

@@ -27,13 +27,13 @@ if TYPE_CHECKING:
 
 
 # The algorithm object: SpecAlgorithmBase gives what CustomSpecAlgo lacks (reg_algorithm_default).
-# expect: reg_grammar_overlap.GrammarAlgo SpecAlgorithm pass runtime=pass mypy=pass pyright=pass
+# expect: reg_grammar_overlap.GrammarAlgo SpecAlgorithm pass runtime=pass replay=pass mypy=pass pyright=pass
 class GrammarAlgo(SpecAlgorithmBase, CustomSpecAlgo):
     def supports_grammar_overlap(self) -> bool:
         return True
 
 
-# expect: reg_grammar_overlap.BarrierWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: reg_grammar_overlap.BarrierWorker SpecWorker pass runtime=pass replay=pass mypy=pass pyright=pass
 class BarrierWorker(BaseSpecWorker):
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
         super().__init__()
@@ -52,7 +52,7 @@ class BarrierWorker(BaseSpecWorker):
         return self.target_worker.forward_batch_generation(batch)
 
 
-# expect: reg_grammar_overlap.NoBarrierWorker SpecWorker fail runtime=fail mypy=fail pyright=fail member=forward_batch_generation
+# expect: reg_grammar_overlap.NoBarrierWorker SpecWorker fail runtime=fail replay=fail mypy=fail pyright=fail member=forward_batch_generation
 class NoBarrierWorker(BaseSpecWorker):
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
         super().__init__()

@@ -28,14 +28,14 @@ if TYPE_CHECKING:
 
 
 # The algorithm object: SpecAlgorithmBase gives what CustomSpecAlgo lacks (reg_algorithm_default).
-# expect: reg_partial_bound_keyword.WindowedAlgo SpecAlgorithm pass runtime=pass mypy=pass pyright=pass
+# expect: reg_partial_bound_keyword.WindowedAlgo SpecAlgorithm pass runtime=pass replay=pass mypy=pass pyright=pass
 class WindowedAlgo(SpecAlgorithmBase, CustomSpecAlgo):
     def create_worker(self, server_args: ServerArgs) -> Any:
         worker_cls = super().create_worker(server_args)
         return functools.partial(worker_cls, window=getattr(server_args, "speculative_num_steps", None) or 3)
 
 
-# expect: reg_partial_bound_keyword.PartialWindowWorker SpecWorker pass runtime=pass mypy=pass pyright=pass
+# expect: reg_partial_bound_keyword.PartialWindowWorker SpecWorker pass runtime=pass replay=pass mypy=pass pyright=pass
 class PartialWindowWorker(BaseSpecWorker):
     def __init__(
         self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker, *, window: int

@@ -64,6 +64,7 @@ CREATE_SITE = "speculative/spec_registry.py: CustomSpecAlgo.create_worker"
 FACTORY_SITE = "speculative/draft_worker_common.py: build_draft_tp_worker"
 _SCHEDULER_CALLS = "managers/scheduler.py and its components"
 _DEFAULTS_CALLS = "speculative/base_spec_worker.py: BaseSpecWorker's defaults"
+_ALGORITHM_CALLS = "the scheduler, the model runner and the overlap utilities (spec_algorithm.X)"
 #: The keywords of the scheduler's construction where the release does not say (0.5.23's).
 _CONSTRUCTOR_KEYWORDS = ("server_args", "gpu_id", "nccl_port", "target_worker")
 _PLUGIN_GROUP = "sglang.srt.plugins"
@@ -194,6 +195,7 @@ class _Replay:
     # -- one algorithm ----------------------------------------------------------
 
     def algorithm(self, name: str, spec: Any) -> None:
+        self._algorithm_members(spec)
         overlap = bool(getattr(spec, "supports_overlap", False))
         args = self.standins.server_args(name, overlap=overlap)
         self.branch = OVERLAP if overlap else SYNCHRONOUS
@@ -234,7 +236,14 @@ class _Replay:
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, TypeError) and callable(factory) and not _binds(factory, (args,), {}):
                 finding = ReplayFinding(None, "factory", f"it calls factory(server_args) positionally: {_one_line(error)}", CREATE_SITE)
-                self._fail_or_note(targets, finding, name)
+                algorithm = self._target_of(type(spec))
+                if algorithm is not None and ProtocolName.SPEC_ALGORITHM in self.classes[algorithm].protocols:
+                    # The registration's own row says it, once; the classes it would have handed over were never built.
+                    self._result(algorithm, ProtocolName.SPEC_ALGORITHM, Verdict.FAIL, [replace(finding, member="factory")])
+                    for target in targets:
+                        self._skip(target, f"create_worker never returns it: the factory of the registration {name!r} fails (its SpecAlgorithm row)")
+                else:
+                    self._fail_or_note(targets, finding, name)
             else:
                 for target in targets or (None,):
                     self._blame(target, error, CREATE_SITE, name, entered=True)
@@ -300,6 +309,20 @@ class _Replay:
         self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         if draft is not None:
             self._draft_members(draft)
+
+    def _algorithm_members(self, spec: object) -> None:
+        """The algorithm object sglang's registry holds (the registration's
+        ``spec_class``, else ``CustomSpecAlgo``), fetched and bound as the
+        scheduler, the model runner and the overlap utilities call it."""
+        target = self._target_of(type(spec))
+        if target is None or ProtocolName.SPEC_ALGORITHM not in self.classes[target].protocols:
+            return
+        protocol = getattr(spec_protocols, ProtocolName.SPEC_ALGORITHM, None)
+        if not isinstance(protocol, type):
+            return
+        members = self.request.release.members.get(ProtocolName.SPEC_ALGORITHM)
+        fetched = fetch_members(spec, protocol, members, {}, _ALGORITHM_CALLS, self._stopper(target))
+        self._result(target, ProtocolName.SPEC_ALGORITHM, _verdict(fetched.findings), fetched.findings, evidence=fetched.evidence)
 
     def _capabilities(self) -> list[str]:
         """The capability protocols the algorithm object turns on (``supports_grammar_overlap()``:
@@ -380,6 +403,10 @@ class _Replay:
             self.algorithms[name] = f"{kind}: {judged.said}"
             return
         self._result(check, ProtocolName.SPEC_WORKER, Verdict.FAIL if kind == "raised" else Verdict.UNVERIFIED, [finding])
+
+    def _skip(self, target: str, note: str) -> None:
+        if target in self.classes and ProtocolName.SPEC_WORKER in self.classes[target].protocols:
+            self.results.add(target, ProtocolName.SPEC_WORKER, Verdict.SKIPPED, note=note)
 
     def _fail_or_note(self, targets: Sequence[str], finding: ReplayFinding, name: str) -> None:
         if not targets:

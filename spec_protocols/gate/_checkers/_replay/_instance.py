@@ -93,7 +93,7 @@ def _member(
         return [replace(stopped(error), member=name)], []
     if value is _ABSENT:
         what = "a method" if wanted.shape == "method" else "a value"
-        return [ReplayFinding(name, "missing", f"getattr(worker, {name!r}) finds nothing; sglang needs {what}", site)], []
+        return [ReplayFinding(name, "missing", f"getattr(instance, {name!r}) finds nothing; sglang needs {what}", site)], []
     if wanted.shape != "method":
         if inspect.ismethod(value) and getattr(value, "__self__", None) is instance:
             return [ReplayFinding(name, "kind", "it is a method, but sglang reads it as a value (without calling it)", site)], ["exists"]
