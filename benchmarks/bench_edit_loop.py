@@ -173,7 +173,7 @@ SETTLE_S = 20.0
 
 
 def watch_latency(
-    target: Path, cache: Path, edited: Path, count: list[int], timeout: float, edits: int = 2
+    target: Path, cache: Path, edited: Path, count: list[int], timeout: float, edits: int = 2, extra: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """Seconds from writing a one-line edit to the next summary line of ``check --watch``.
 
@@ -184,7 +184,7 @@ def watch_latency(
     env = {**os.environ, "SPEC_PROTOCOLS_CACHE_DIR": str(cache), "PYTHONPYCACHEPREFIX": str(cache.parent / "pycache")}
     env.pop("SPEC_PROTOCOLS_NO_CACHE", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    argv = [str(VENV_BIN / "spec-protocols"), "check", "--watch", str(target)]
+    argv = [str(VENV_BIN / "spec-protocols"), "check", "--watch", str(target), *extra]
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     summaries: list[float] = []
     seen = threading.Condition()

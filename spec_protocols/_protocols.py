@@ -321,9 +321,12 @@ class SpecWorker(Protocol):
         ...
 
     @property
-    def hicache_draft_plan(self) -> HiCacheDraftPlan:
+    def hicache_draft_plan(self) -> HiCacheDraftPlan | None:
         """The plan made by :meth:`init_hicache_draft_plan`. Read by ``Scheduler.__init__`` and
-        ``Scheduler.init_memory_pools``."""
+        ``Scheduler.init_memory_pools``, which hand it on to
+        ``kv_cache_builder`` (``hicache_draft_plan: Optional[HiCacheDraftPlan]``,
+        ``prepare_hicache_staging(draft_plan: Optional[HiCacheDraftPlan])``):
+        ``None`` (no draft plan) is a value sglang takes."""
         ...
 
     @property

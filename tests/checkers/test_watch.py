@@ -250,7 +250,7 @@ def test_with_the_runtime_checker_a_round_equals_one_shot_and_sigterm_mid_round_
     watch = Watch(env, str(plugin), *options)
     try:
         first = watch.report(1)
-        assert set(first["checkers"]) == {"runtime", "mypy", "pyright"}
+        assert set(first["checkers"]) == {"runtime", "replay", "mypy", "pyright"}
         assert first == one_shot(env, plugin, *options)
         edit(plugin / "draft.py", "def __init__(", "def __init__(self2, ")
         # SIGTERM while the round runs (the runtime probe imports sglang for seconds)
