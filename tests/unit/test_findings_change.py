@@ -46,7 +46,7 @@ def test_a_signature_change_names_the_default_and_the_annotation() -> None:
 
 def test_a_missing_member_and_an_abstract_class_say_what_to_write() -> None:
     assert change(Finding(Wrong.MISSING, "pyright", "clear_cache_pool", expected="SpecWorker.clear_cache_pool(self) -> None")) == (
-        "define clear_cache_pool as SpecWorker.clear_cache_pool(self) -> None"
+        "define clear_cache_pool with the expected signature"
     )
     assert change(Finding(Wrong.ABSTRACT, "mypy", "__init__", detail="forward_batch_generation")) == (
         "implement forward_batch_generation"

@@ -252,6 +252,24 @@ def test_text_shows_each_distinct_problem_once_with_what_to_change() -> None:
     assert not any("more" in line for line in lines)
 
 
+def test_text_names_every_checker_at_a_place_once_and_keeps_the_leads_several_words() -> None:
+    problems = (
+        Problem("runtime", "__init__", "(the constructor is W(a))", "w.py", 4),
+        Problem("runtime", "__init__", "constructor: keyword 'b' cannot be passed", "w.py", 4),
+        Problem("mypy", "__init__", "Unexpected keyword argument b", "w.py", 4, change="accept b"),
+        Problem("pyright", "__init__", "No parameter named b", "w.py", 4, change="accept b"),
+    )
+    report = GateReport((Result(Check("a.W", "SpecWorker"), F, {"mypy": F, "pyright": F, "runtime": F}, problems),), ("mypy", "pyright"), {})
+    lines = render_text(report).splitlines()
+    start = lines.index("  a.W") + 1
+    assert lines[start : start + 2] == [
+        "  pyright (and mypy, runtime): __init__ (w.py:4): No parameter named b",
+        "    change: accept b",
+    ]
+    # mypy's and the runtime checker's words for the same place are not repeated.
+    assert not any("Unexpected keyword" in line or "cannot be passed" in line for line in lines)
+
+
 def test_text_counts_problems_past_the_shown_and_names_how_to_see_them() -> None:
     from spec_protocols.gate._reports._text import SHOWN
 

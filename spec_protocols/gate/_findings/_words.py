@@ -252,7 +252,8 @@ def change(finding: AnyFinding) -> str | None:
     if not isinstance(finding, Finding):
         return None
     if finding.wrong is Wrong.MISSING and finding.member:
-        return f"define {finding.member}" + (f" as {finding.expected}" if finding.expected else "")
+        # The message shows the expected signature already: said once.
+        return f"define {finding.member}" + (" with the expected signature" if finding.expected else "")
     if finding.wrong is Wrong.ABSTRACT and finding.detail:
         return f"implement {finding.detail}"
     if finding.wrong in _SIGNATURE_WRONGS and finding.expected and finding.got is not None and finding.got.definition:

@@ -68,22 +68,21 @@ _SEE_ALL = "--format json lists every one"
 
 def _distinct(result: Result, lead: tuple[str, ...]) -> list[tuple[Problem, tuple[str, ...]]]:
     """Each distinct problem once, most useful first, with the checkers that
-    report it: the problems at one member and place, one from each checker,
-    are one problem (mypy's and pyright's words for a renamed ``gpu_id``),
-    shown in the words of the checker that leads (:func:`by_lead`). Where
-    one checker reports several at a place, each stands alone."""
+    report it: what the checkers report at one member and place is one
+    problem (mypy's and pyright's words for a renamed ``gpu_id``), shown in
+    the words of the checker that leads there (:func:`by_lead`), naming the
+    others; where that checker says several things there, each is shown."""
     groups: dict[tuple[str | None, str | None, int | None, bool], list[Problem]] = {}
     for problem in by_lead(result.problems, lead):
         groups.setdefault((problem.member, problem.file, problem.line, problem.unverified), []).append(problem)
     entries: list[tuple[Problem, tuple[str, ...]]] = []
     for problems in groups.values():
-        checkers = [p.checker for p in problems]
-        if len(set(checkers)) == len(checkers):
-            entries.append((problems[0], tuple(checkers)))
-        else:
-            entries.extend((p, (p.checker,)) for p in problems)
-    ranked = {id(p): n for n, p in enumerate(by_lead(result.problems, lead))}
-    return sorted(entries, key=lambda entry: ranked[id(entry[0])])
+        first, *rest = problems
+        own = [p for p in rest if p.checker == first.checker]
+        others = tuple(dict.fromkeys(p.checker for p in rest if p.checker != first.checker))
+        entries.append((first, (first.checker, *others)))
+        entries.extend((p, (p.checker,)) for p in own)
+    return entries
 
 
 def _problem_lines(result: Result, width: int, lead: tuple[str, ...]) -> list[str]:
