@@ -38,6 +38,11 @@ def test_a_constructor_change_in_words(got: str, said: str | None) -> None:
     assert change(_ctor(got)) == said
 
 
+def test_a_wider_parameter_annotation_is_no_change() -> None:
+    got = "W.__init__(self, *, server_args: ServerArgs, gpu: int, nccl_port: int, target_worker: TpModelWorker | None = None) -> None"
+    assert change(_ctor(got)) == "rename gpu to gpu_id"
+
+
 def test_a_signature_change_names_the_default_and_the_annotation() -> None:
     got = "W.forward_batch_generation(self, batch: ScheduleBatch, /, *, on_publish: Callable[..., object]) -> GenerationBatchResult"
     finding = _ctor(got, Wrong.SIGNATURE, FBG)

@@ -325,9 +325,16 @@ def _signature_change(expected: str, got: str) -> str | None:
             continue
         if p.has_default and not mine.has_default:
             steps.append(f"give {p.name} a default")
-        if p.annotation and mine.annotation and p.annotation != mine.annotation:
+        if p.annotation and mine.annotation and not _union_parts(p.annotation) <= _union_parts(mine.annotation):
+            # A parameter that takes more than the call passes is fine: only
+            # one that leaves out part of what is passed needs a new annotation.
             steps.append(f"annotate {p.name} as {p.annotation}")
     return "; ".join(steps) or None
+
+
+def _union_parts(annotation: str) -> frozenset[str]:
+    """The members of an annotation written as a ``|`` union, as text."""
+    return frozenset(part.strip() for part in annotation.split("|"))
 
 
 def _listed(names: Sequence[str]) -> str:

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
 from spec_protocols.gate._reports._order import by_lead, ordered_checkers, sorted_results
-from spec_protocols.gate._reports._phrasing import elide, paragraph, short_names, summary_line
+from spec_protocols.gate._reports._phrasing import SEE_ALL, elide, paragraph, short_names, summary_line
 
 __all__ = ["render_text"]
 
@@ -62,8 +62,6 @@ def _run_line(text: str, width: int) -> list[str]:
 #: the way to see them.
 SHOWN = 5
 
-#: How to see every problem, after the count of those not shown.
-_SEE_ALL = "--format json lists every one"
 
 
 def _distinct(result: Result, lead: tuple[str, ...]) -> list[tuple[Problem, tuple[str, ...]]]:
@@ -105,7 +103,7 @@ def _with_more(lines: list[str], more: int, width: int) -> list[str]:
     """``(+N more)`` after the last line, or on its own when it does not fit: never split."""
     if more <= 0 or not lines:
         return lines
-    hint = f"(+{more} more; {_SEE_ALL})"
+    hint = f"(+{more} more; {SEE_ALL})"
     if len(lines[-1]) + 1 + len(hint) <= width:
         return [*lines[:-1], f"{lines[-1]} {hint}"]
     return [*lines, _CONTINUED + hint]
