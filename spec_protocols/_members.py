@@ -21,11 +21,20 @@ import inspect
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import FunctionType
 from typing import cast
 
 from typing_extensions import get_protocol_members
 
-__all__ = ["ProtocolMember", "call_keywords", "call_parameters", "protocol_definitions", "protocol_members", "protocols_ast"]
+__all__ = [
+    "ProtocolMember",
+    "call_keywords",
+    "call_parameters",
+    "factory_builds",
+    "protocol_definitions",
+    "protocol_members",
+    "protocols_ast",
+]
 
 # Protocols are fixed once defined: computed once per protocol.
 _ORDER: dict[type, tuple[str, ...]] = {}
@@ -82,6 +91,27 @@ def call_parameters(factory: type | str) -> tuple[inspect.Parameter, ...]:
 def call_keywords(factory: type | str) -> tuple[str, ...]:
     """The keywords of the call a factory protocol writes, in its order (see :func:`call_parameters`)."""
     return tuple(p.name for p in call_parameters(factory))
+
+
+def factory_builds(protocol: type) -> type | None:
+    """What a factory protocol's call builds (``SpecWorkerFactory`` ->
+    ``SpecWorker``; ``DraftWorkerFactory`` -> ``InjectableDraftWorker``, its
+    type variable's bound), read from its ``__call__``'s return annotation
+    in the namespace the ``__call__`` was defined in (``_protocols.py``'s);
+    None for a protocol that is no
+    factory of this package's (no ``__call__`` of its own returning one).
+
+    The one definition of which call builds which worker: ``assert_conforms``
+    checks a class against the factory whose call builds the protocol it is
+    given, as the gate's roles do (``gate/_roles.py``).
+    """
+    call: object = vars(protocol).get("__call__")
+    if not isinstance(call, FunctionType):
+        return None
+    written: object = call.__annotations__.get("return")
+    found: object = call.__globals__.get(written) if isinstance(written, str) else written
+    found = getattr(found, "__bound__", found)  # a TypeVar: what it is bound to
+    return found if isinstance(found, type) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,11 +37,12 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 if TYPE_CHECKING:
+    from spec_protocols._verify import ConformanceProblem
     from spec_protocols.gate import Result
 
 __all__ = ["GateCollector", "GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
@@ -55,44 +56,118 @@ from spec_protocols.gate._checkers._registry import CHECKER_NAMES as _CHECKERS
 _NODE_PREFIX = "spec-protocols-gate"
 
 
-def _resolve_protocol(protocol: object) -> object:
-    """A protocol class, or its name in ``spec_protocols`` (``"SpecWorker"``)."""
-    if not isinstance(protocol, str):
-        return protocol
+def _exported_protocols() -> dict[str, type]:
+    """Every protocol ``spec_protocols`` exports, by name: those sglang calls
+    (``PROTOCOL_NAMES``, in that order) first, then the factories and the rest."""
     import spec_protocols
+    from typing_extensions import is_protocol
 
     from spec_protocols._protocols import PROTOCOL_NAMES
 
-    if protocol not in PROTOCOL_NAMES:
-        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOL_NAMES)}")
-    return getattr(spec_protocols, protocol)
+    found: dict[str, type] = {}
+    for name in (*PROTOCOL_NAMES, *sorted(spec_protocols.__all__)):
+        value: object = getattr(spec_protocols, name, None)
+        if isinstance(value, type) and is_protocol(value):
+            found.setdefault(name, value)
+    return found
+
+
+def _resolve_protocol(protocol: object) -> object:
+    """A protocol class, or the name of one that ``spec_protocols`` exports (``"SpecWorker"``)."""
+    if not isinstance(protocol, str):
+        return protocol
+    exported = _exported_protocols()
+    if protocol not in exported:
+        raise ValueError(f"unknown protocol {protocol!r}; choose from {', '.join(exported)}")
+    return exported[protocol]
+
+
+def _construction_problems(cls: type, protocol: object) -> list[ConformanceProblem]:
+    """What stops sglang building ``cls`` as ``protocol`` asks, with the gate's
+    runtime checks (``verify_conformance`` and ``abstract_members``, as its
+    probe runs them for a role with a construction, ``gate/_roles.py``).
+
+    The call is the factory protocol's whose ``__call__`` builds ``protocol``
+    (:func:`spec_protocols._members.factory_builds`): a ``SpecWorker`` is built
+    by the scheduler's ``SpecWorkerFactory`` call, an ``InjectableDraftWorker``
+    by ``build_draft_tp_worker``'s ``DraftWorkerFactory`` call. Given a factory
+    protocol itself, what its call builds is checked too. A protocol no call
+    builds (``DraftWorker``: its own spec worker builds it, with arguments of
+    its own) asks nothing of the constructor.
+    """
+    from typing import get_origin
+
+    from spec_protocols._members import factory_builds
+    from spec_protocols._verify import ConformanceProblem, abstract_members, verify_conformance
+
+    proto = get_origin(protocol) or protocol
+    if not isinstance(proto, type):
+        return []
+    built = factory_builds(proto)
+    factory: type | None = proto if built is not None else None
+    if factory is None:
+        factory = next((f for f in _exported_protocols().values() if factory_builds(f) is proto), None)
+        built = proto if factory is not None else None
+    if factory is None or built is None:
+        return []
+    problems: list[ConformanceProblem] = []
+    if built is not proto:  # the factory's instances, as the call builds them
+        problems += verify_conformance(cls, built).problems
+    abstract = abstract_members(cls)
+    if abstract:
+        problems.append(
+            ConformanceProblem(
+                "__init__",
+                "missing",
+                f"the class is abstract ({', '.join(abstract)} never written): {factory.__name__}'s call cannot build it",
+            )
+        )
+    elif factory is not proto:  # a factory protocol given as such was checked whole already
+        for problem in verify_conformance(cls, factory).problems:
+            problems.append(ConformanceProblem("__init__", problem.kind, f"{factory.__name__}'s call: {problem.message}"))
+    return problems
 
 
 def assert_conforms(cls_or_obj: object, protocol: object) -> None:
     """Assert that ``cls_or_obj`` conforms to ``protocol``, at runtime.
 
     ``cls_or_obj`` is a class, an instance, or a ``"module:Class"`` string;
-    ``protocol`` is a protocol class or the name of one of spec_protocols'
-    protocols. On failure the ``AssertionError`` lists every problem, one per
-    line (member, kind, message), as :meth:`ConformanceResult.format` writes
-    them. Available as a fixture of the same name in every test.
+    ``protocol`` is a protocol class or the name of any protocol
+    ``spec_protocols`` exports. On failure the ``AssertionError`` lists every
+    problem, one per line (member, kind, message), as
+    :meth:`ConformanceResult.format` writes them. Available as a fixture of
+    the same name in every test.
+
+    A class is also checked as sglang builds it, as the gate checks it: a
+    ``SpecWorker`` by the scheduler's constructor call
+    (``SpecWorkerFactory``: ``server_args=, gpu_id=, nccl_port=,
+    target_worker=``), an ``InjectableDraftWorker`` (or a class given with
+    ``"DraftWorkerFactory"``) by ``build_draft_tp_worker``'s call of
+    ``draft_worker_cls``, and, for a factory protocol, what the call builds;
+    an abstract class fails. A ``DraftWorker`` your own spec worker builds is
+    held to its members only.
 
     What it needs: the class, imported. A worker built on sglang's base
     classes (``BaseSpecWorker``, ``TpModelWorker``) imports sglang's runtime
     stack (torch and the packages of ``requirements/sglang-cpu.txt``; no
     GPU). Given as ``"module:Class"``, the import happens here, and a module
-    that cannot be imported fails the test in one line that says so; a class
-    imported at the top of a test module fails that module's collection
-    instead. Where the runtime stack is absent (a static-only CI), check with
-    the gate instead: ``pytest --spec-protocols-gate TARGET --spec-protocols-sglang RELEASE``
+    that cannot be imported fails the test in one line that names the module
+    that could not be imported and why; a class imported at the top of a
+    test module fails that module's collection instead. Where the runtime
+    stack is absent (a static-only CI), check with the gate instead:
+    ``pytest --spec-protocols-gate TARGET --spec-protocols-sglang RELEASE``
     (or ``spec-protocols check TARGET --sglang RELEASE``) reads the source
     and imports nothing.
     """
     __tracebackhide__ = True
-    from spec_protocols import verify_conformance
+    from spec_protocols._verify import ConformanceResult, verify_conformance
 
     target = _import_target(cls_or_obj) if isinstance(cls_or_obj, str) else cls_or_obj
-    result = verify_conformance(target, _resolve_protocol(protocol))
+    proto = _resolve_protocol(protocol)
+    result = verify_conformance(target, proto)
+    if issubclass(type(target), type):  # a class (never its __class__, which an instance may fake)
+        more = _construction_problems(cast(type, target), proto)
+        result = ConformanceResult(result.target, result.protocol, (*result.problems, *more))
     if not result.ok:
         raise AssertionError(result.format())
 
@@ -110,11 +185,7 @@ def _import_target(spec: str) -> object:
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # the plugin's own import: any exception is its failure
-        failure = (
-            f"assert_conforms({spec!r}): cannot import {module_name}: {type(error).__name__}: {error}. A worker on "
-            "sglang's base classes needs sglang's runtime stack (torch and requirements/sglang-cpu.txt, no GPU); "
-            "without it use the gate, which imports nothing: --spec-protocols-gate TARGET --spec-protocols-sglang RELEASE"
-        )
+        failure = f"assert_conforms({spec!r}): {_import_failure(module_name, error)}"
     # Failed outside the except block, so that the report is this one line,
     # not the plugin's traceback chained to it.
     if failure is not None:
@@ -126,6 +197,53 @@ def _import_target(spec: str) -> object:
 
 
 _MISSING = object()
+
+_GATE_HINT = "the gate imports nothing: --spec-protocols-gate TARGET --spec-protocols-sglang RELEASE"
+
+
+def _import_failure(module_name: str, error: BaseException) -> str:
+    """Why ``module_name`` could not be imported, in one line: the module that
+    could not be found or that raised, the error, and what to do.
+
+    Three cases, told apart by the error and its traceback: the plugin's own
+    module (or its package) is not on pytest's import path; an import inside
+    sglang failed (its runtime stack: torch and requirements/sglang-cpu.txt);
+    anything else the plugin's own code imports or raises, named where it
+    happened.
+    """
+    words = f"{type(error).__name__}: {error}"
+    missing = error.name if isinstance(error, ModuleNotFoundError) else None
+    if missing is not None and (module_name == missing or module_name.startswith(missing + ".")):
+        return (
+            f"cannot import {module_name}: {words}; it is not on pytest's import path (run pytest from the folder "
+            "that holds it, add that folder to pytest's pythonpath setting, or pip install -e your plugin)"
+        )
+    raised_in, line = _raising_module(error)
+    at = f" (at {raised_in}:{line})" if raised_in else ""
+    if raised_in.partition(".")[0] == "sglang" or (missing or "").partition(".")[0] == "sglang":
+        return (
+            f"cannot import {module_name}: {words}{at}: sglang's own import failed, which needs its runtime stack "
+            f"(torch and requirements/sglang-cpu.txt, no GPU); without it, {_GATE_HINT}"
+        )
+    if missing is not None:
+        return (
+            f"cannot import {module_name}: {words}{at}: install {missing.partition('.')[0]} where the tests run, "
+            f"or check statically: {_GATE_HINT}"
+        )
+    return f"cannot import {module_name}: {words}{at}; fix that error, or check statically: {_GATE_HINT}"
+
+
+def _raising_module(error: BaseException) -> tuple[str, int]:
+    """The module whose code raised ``error`` (the innermost frame outside
+    the import machinery and this plugin) and its line; ``("", 0)`` if none."""
+    found = ("", 0)
+    tb = error.__traceback__
+    while tb is not None:
+        name = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if name and not name.startswith(("importlib", "_frozen_importlib")) and name != __name__:
+            found = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 @pytest.fixture(name="assert_conforms")

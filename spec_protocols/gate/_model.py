@@ -410,6 +410,10 @@ class Problem:
     #: anything else no instance settles. The replay's evidence decides
     #: these (:func:`spec_protocols.gate._verdicts.combine`); never rendered.
     claim: str | None = None
+    #: What to change in the class, in words (``rename gpu to gpu_id``), where
+    #: the finding says it plainly (:func:`spec_protocols.gate._findings.change`);
+    #: the text report shows it under the problem. None: the message says it.
+    change: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -381,9 +381,10 @@ class _Groups:
         self.read.append((group, found, extra_roots))
         importers = [name for name in default_names() if CHECKERS[name].imports_target]
         require_importing(found, importing=any(c.imports_target for c in self.chosen), importers=importers)
-        outcomes, reused = _run_checkers(found, self.chosen, self.timeout, self.terms, self.sglang_root, self.cache)
+        outcomes, reused, lacking = _run_checkers(found, self.chosen, self.timeout, self.terms, self.sglang_root, self.cache)
         self._record(found, outcomes, reused)
-        return [*found.notes, *_draft_factory_notes(found, self.terms)]
+        lacking_notes = [messages.release_lacks_note(self.terms.release, lacking)] if lacking else []
+        return [*found.notes, *_draft_factory_notes(found, self.terms), *lacking_notes]
 
     def _record(self, found: Discovery, outcomes: Sequence[CheckerOutcome], reused: frozenset[str]) -> None:
         """One group's outcomes: timed, combined into results, its sites and importing outcomes kept."""
@@ -487,9 +488,10 @@ def _run_checkers(
     terms: ReleaseTerms,
     sglang_root: Path | None,
     cache: StageCache,
-) -> tuple[list[CheckerOutcome], frozenset[str]]:
+) -> tuple[list[CheckerOutcome], frozenset[str], Mapping[str, str]]:
     """Every chosen checker on one discovery, in parallel, except those whose
-    verdicts the cache holds; outcomes in report order, and the names reused."""
+    verdicts the cache holds; outcomes in report order, the names reused, and
+    the protocols' sglang names the release lacks that the harness wrote as ``Any``."""
     adapters = list(chosen)
     static = any(a.reads_harness for a in adapters)
     # What each static checker takes as addressed to it is blanked in the shadows of injection sites.
@@ -497,11 +499,12 @@ def _run_checkers(
     with prepare(found, timeout=timeout, static=static, terms=terms, sglang_root=sglang_root, directives=directives) as check_input:
         lookup = cache.look_up(adapters, check_input)
         ran = _in_parallel([a for a in adapters if a.name not in lookup.hits], adapters, check_input)
+        lacking: Mapping[str, str] = check_input.static.harness.lacking if check_input.static is not None else {}
     for outcome in ran.values():
         cache.store(lookup, outcome)
     outcomes = [lookup.hits[a.name] if a.name in lookup.hits else ran[a.name] for a in adapters]
     stamped = [replace(outcome, version=adapter.version()) for adapter, outcome in zip(adapters, outcomes, strict=True)]
-    return stamped, frozenset(lookup.hits)
+    return stamped, frozenset(lookup.hits), lacking
 
 
 def _in_parallel(to_run: Sequence[Checker], every: Sequence[Checker], check_input: CheckInput) -> dict[str, CheckerOutcome]:

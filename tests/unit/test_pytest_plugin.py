@@ -30,6 +30,9 @@ _BROKEN = """
             ...
 
     class Good(SpecWorkerBase):
+        def __init__(self, *, server_args, gpu_id, nccl_port, target_worker):
+            super().__init__(target_worker=target_worker)
+
         def forward_batch_generation(self, batch, /, *, on_publish=None):
             ...
 """
@@ -113,6 +116,116 @@ def test_assert_conforms_without_the_runtime_stack_fails_in_one_line(pytester: p
     assert "--spec-protocols-gate" in message
     # The one line, and nothing of the plugin's traceback.
     assert "During handling" not in body and "import numpy_that_is_not_installed" not in body, body
+
+
+# -- the construction, every exported protocol, the import's failure (issue 29, item 3)
+
+_CONSTRUCTED = """
+    from spec_protocols import SpecWorkerBase
+
+    class RenamesGpuId(SpecWorkerBase):
+        # sglang's scheduler calls WorkerClass(server_args=, gpu_id=, nccl_port=, target_worker=).
+        def __init__(self, *, server_args, gpu, nccl_port, target_worker):
+            pass
+
+        def forward_batch_generation(self, batch, /, *, on_publish=None):
+            ...
+
+    class Abstract(SpecWorkerBase):  # forward_batch_generation never written
+        pass
+
+    class Good(SpecWorkerBase):
+        def __init__(self, *, server_args, gpu_id, nccl_port, target_worker):
+            super().__init__(target_worker=target_worker)
+
+        def forward_batch_generation(self, batch, /, *, on_publish=None):
+            ...
+
+    class NoConstructor(SpecWorkerBase):  # SpecWorkerBase's takes no server_args
+        def forward_batch_generation(self, batch, /, *, on_publish=None):
+            ...
+
+    class DraftTakesPs:  # build_draft_tp_worker passes no ps
+        def __init__(self, *, ps, **kwargs):
+            pass
+"""
+
+
+def test_assert_conforms_checks_the_constructor_sglang_calls(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_it=_CONSTRUCTED
+        + """
+    def test_renamed(assert_conforms):
+        assert_conforms(RenamesGpuId, "SpecWorker")
+
+    def test_renamed_as_factory(assert_conforms):
+        assert_conforms(RenamesGpuId, "SpecWorkerFactory")
+
+    def test_abstract(assert_conforms):
+        assert_conforms(Abstract, "SpecWorker")
+
+    def test_good(assert_conforms):
+        assert_conforms(Good, "SpecWorker")
+
+    def test_good_as_factory(assert_conforms):
+        assert_conforms(Good, "SpecWorkerFactory")
+
+    def test_no_constructor(assert_conforms):
+        assert_conforms(NoConstructor, "SpecWorker")
+
+    def test_good_instance_has_no_constructor_to_check(assert_conforms):
+        assert_conforms(RenamesGpuId.__new__(RenamesGpuId), "SpecWorker")
+
+    def test_draft_factory(assert_conforms):
+        assert_conforms(DraftTakesPs, "InjectableDraftWorker")
+    """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=3, failed=5)
+    output = result.stdout.str()
+    assert "- __init__ [signature]: SpecWorkerFactory's call: keyword 'gpu_id' cannot be passed" in output, output
+    assert "- __call__ [signature]: keyword 'gpu_id' cannot be passed" in output, output
+    assert "- __init__ [missing]: the class is abstract (forward_batch_generation never written)" in output, output
+    assert "- __init__ [signature]: DraftWorkerFactory's call: extra required parameter 'ps'" in output, output
+    assert "- __init__ [signature]: SpecWorkerFactory's call: keyword 'server_args' cannot be passed" in output, output
+
+
+def test_assert_conforms_takes_every_exported_protocol_name() -> None:
+    import spec_protocols
+    from typing_extensions import is_protocol
+
+    exported = [n for n in spec_protocols.__all__ if is_protocol(getattr(spec_protocols, n))]
+    assert {"SpecWorkerFactory", "DraftWorkerFactory", "InjectableDraftWorker"} <= set(exported)
+    for name in exported:
+        try:
+            pytest_plugin.assert_conforms(object, name)
+        except AssertionError as failed:  # object conforms to none: a verdict, not "unknown protocol"
+            assert f"does not conform to {name}" in str(failed)
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        # The plugin's own module is not on pytest's path.
+        ("not_on_the_path", "cannot import not_on_the_path: ModuleNotFoundError: No module named 'not_on_the_path'; "
+         "it is not on pytest's import path"),
+        # Its code raises: named where, not blamed on sglang.
+        ("raises_plugin", "cannot import raises_plugin: RuntimeError: boom (at raises_plugin:2); fix that error"),
+        # sglang's own import chain fails: the runtime stack.
+        ("needs_sglang_plugin", "cannot import needs_sglang_plugin: ModuleNotFoundError: No module named "
+         "'sglang.srt.not_a_module' (at needs_sglang_plugin:1): sglang's own import failed, which needs its runtime stack"),
+    ],
+)
+def test_assert_conforms_names_the_module_it_could_not_import(pytester: pytest.Pytester, module: str, expected: str) -> None:
+    pytester.makepyfile(raises_plugin="x = 1\nraise RuntimeError('boom')\n")
+    pytester.makepyfile(needs_sglang_plugin="import sglang.srt.not_a_module\n")
+    pytester.makepyfile(test_it=f"def test_it(assert_conforms):\n    assert_conforms('{module}:Worker', 'SpecWorker')\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    (message,) = [line for line in result.stdout.lines if line.startswith("assert_conforms(")]
+    assert expected in message, message
+    if module != "needs_sglang_plugin":
+        assert "runtime stack" not in message, message
 
 
 def test_assert_conforms_rejects_an_unknown_protocol_name() -> None:

@@ -190,14 +190,19 @@ def test_text_table_rows_and_first_problem() -> None:
     assert rows["UnoWorker"][1:] == ["SpecWorker", "pass", "unverified", "pass", "unverified"]
     failing_row = next(i for i, line in enumerate(lines) if line.split()[-1:] == ["fail"])
     assert lines[failing_row].split()[1:] == ["DraftWorker", "skipped", "fail", "fail", "fail"]
-    # Under the failing row: its full path, then the most useful problem
-    # (pyright's, then mypy's, then the runtime checker's) whole, wrapped, at
-    # the member's file and line, and how many more.
+    # Under the failing row: its full path, then each distinct problem, the
+    # most useful first (pyright's, then mypy's, then the runtime checker's),
+    # whole, wrapped, at the member's file and line.
     assert lines[failing_row + 1].strip() == FAILING
     assert lines[failing_row + 2].startswith(f"  pyright: draft ({FAIL_FILE}:77):")
     continued = list(itertools.takewhile(lambda line: line.startswith("    "), lines[failing_row + 3 :]))
     problem = " ".join(line.strip() for line in [lines[failing_row + 2], *continued])
-    assert problem == f"pyright: draft ({FAIL_FILE}:77): {PROBLEM_PYRIGHT.message.strip()} (+1 more)"
+    assert problem == f"pyright: draft ({FAIL_FILE}:77): {PROBLEM_PYRIGHT.message.strip()}"
+    second = failing_row + 3 + len(continued)
+    rest = list(itertools.takewhile(lambda line: line.startswith("    "), lines[second + 1 :]))
+    assert " ".join(line.strip() for line in [lines[second], *rest]) == (
+        f"mypy: forward_batch_generation ({FAIL_FILE}:40): {PROBLEM_MYPY.message}"
+    )
     unverified_row = next(i for i, line in enumerate(lines) if line.startswith("UnoWorker"))
     assert lines[unverified_row + 1].strip() == UNVERIFIED
     assert lines[unverified_row + 2].strip() == "mypy: class is Any to mypy: untyped import of plugin_pkg.base"
@@ -221,8 +226,61 @@ def test_text_wraps_a_long_message_whole_never_mid_word() -> None:
     block = [lines[start], *itertools.takewhile(lambda line: line.startswith("    "), lines[start + 1 :])]
     assert len(block) > 1 and all(len(line) <= 80 for line in block)
     # Every word whole, in order, and the count of the others after the last.
-    assert " ".join(line.strip() for line in block).split() == ["pyright:", "m:", *words, "(+1", "more)"]
+    assert " ".join(line.strip() for line in block).split() == ["pyright:", "m:", *words]
     assert "..." not in "".join(block)
+
+
+def test_text_shows_each_distinct_problem_once_with_what_to_change() -> None:
+    # One mistake (gpu_id renamed) that mypy and pyright both report at the
+    # constructor is one problem, naming both checkers, with the change in
+    # words; another member's problem is shown too, not counted as "+1 more".
+    ctor = "the constructor cannot take the call sglang makes"
+    problems = (
+        Problem("mypy", "__init__", f"{ctor}: Unexpected keyword argument", "w.py", 41, change="rename gpu to gpu_id"),
+        Problem("pyright", "__init__", f"{ctor}: No parameter named", "w.py", 41, change="rename gpu to gpu_id"),
+        Problem("pyright", "clear_cache_pool", "missing: W has no clear_cache_pool", "w.py", 9),
+    )
+    report = GateReport((Result(Check("a.W", "SpecWorker"), F, {"mypy": F, "pyright": F}, problems),), ("mypy", "pyright"), {})
+    lines = render_text(report).splitlines()
+    start = lines.index("  a.W") + 1
+    assert lines[start : start + 3] == [
+        "  pyright (and mypy): __init__ (w.py:41): the constructor cannot take the call",
+        "    sglang makes: No parameter named",
+        "    change: rename gpu to gpu_id",
+    ]
+    assert lines[start + 3] == "  pyright: clear_cache_pool (w.py:9): missing: W has no clear_cache_pool"
+    assert not any("more" in line for line in lines)
+
+
+def test_text_names_every_checker_at_a_place_once_and_keeps_the_leads_several_words() -> None:
+    problems = (
+        Problem("runtime", "__init__", "(the constructor is W(a))", "w.py", 4),
+        Problem("runtime", "__init__", "constructor: keyword 'b' cannot be passed", "w.py", 4),
+        Problem("mypy", "__init__", "Unexpected keyword argument b", "w.py", 4, change="accept b"),
+        Problem("pyright", "__init__", "No parameter named b", "w.py", 4, change="accept b"),
+    )
+    report = GateReport((Result(Check("a.W", "SpecWorker"), F, {"mypy": F, "pyright": F, "runtime": F}, problems),), ("mypy", "pyright"), {})
+    lines = render_text(report).splitlines()
+    start = lines.index("  a.W") + 1
+    assert lines[start : start + 2] == [
+        "  pyright (and mypy, runtime): __init__ (w.py:4): No parameter named b",
+        "    change: accept b",
+    ]
+    # mypy's and the runtime checker's words for the same place are not repeated.
+    assert not any("Unexpected keyword" in line or "cannot be passed" in line for line in lines)
+
+
+def test_text_counts_problems_past_the_shown_and_names_how_to_see_them() -> None:
+    from spec_protocols.gate._reports._text import SHOWN
+
+    problems = tuple(Problem("mypy", f"m{n}", "wrong", "w.py", n) for n in range(SHOWN + 2))
+    report = GateReport((Result(Check("a.W", "SpecWorker"), F, {"mypy": F}, problems),), ("mypy",), {})
+    lines = render_text(report).splitlines()
+    shown = [line for line in lines if line.startswith("  mypy: m")]
+    assert len(shown) == SHOWN
+    assert "(+2 more; --format json lists every one)" in lines[lines.index(shown[-1]) + 1] or shown[-1].endswith(
+        "(+2 more; --format json lists every one)"
+    )
 
 
 def test_short_names_disambiguate_and_elide() -> None:

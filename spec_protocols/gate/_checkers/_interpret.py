@@ -21,7 +21,7 @@ from spec_protocols.gate._checkers._class_diagnostics import class_findings, unm
 from spec_protocols.gate._checkers._dialect import Dialect
 from spec_protocols.gate._checkers._said import indented, plain, summary
 from spec_protocols.gate._checkers._said import reasons as said_reasons
-from spec_protocols.gate._findings import BodyDiagnostics, ClassDiagnostic, Finding, Got, Wrong, message
+from spec_protocols.gate._findings import BodyDiagnostics, ClassDiagnostic, Finding, Got, Wrong, change, message
 from spec_protocols.gate._harness import SITE_FUNCTION, ClassRegions, Harness, LineKind, LineTag, SiteShadow
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, DiscoveredClass, InjectionSite, Problem, Verdict
 from spec_protocols.gate._roles import policy_for
@@ -174,6 +174,7 @@ def _problem(
         unverified=blind,
         unmodelled=finding.wrong is Wrong.UNMODELLED,
         claim=_claim(finding, dialect),
+        change=change(finding),
     )
 
 

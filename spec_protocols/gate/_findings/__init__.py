@@ -26,7 +26,7 @@ from spec_protocols.gate._findings._values import (
     RuntimeFinding,
     Wrong,
 )
-from spec_protocols.gate._findings._words import compose, got_text, message
+from spec_protocols.gate._findings._words import change, compose, got_text, message
 
 __all__ = [
     "AnyFinding",
@@ -37,6 +37,7 @@ __all__ = [
     "ReplayFinding",
     "RuntimeFinding",
     "Wrong",
+    "change",
     "compose",
     "got_text",
     "message",

@@ -13,7 +13,9 @@ leaving out what is unknown.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import singledispatch
 
 from spec_protocols.gate._findings._values import (
@@ -28,7 +30,7 @@ from spec_protocols.gate._findings._values import (
 )
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
-__all__ = ["compose", "got_text", "message"]
+__all__ = ["change", "compose", "got_text", "message"]
 
 
 def compose(lead: str, reasons: Sequence[str], expected: str | None, got: str | None) -> str:
@@ -70,10 +72,14 @@ def _(finding: Finding) -> str:
 
 @_words.register
 def _(f: ClassDiagnostic) -> str:
-    """The checker's own words at the class's own line, with its code."""
+    """The checker's own words at the class's own line, with its code.
+
+    Only the words: the problem carries the checker, the member and the
+    file and line, and every report shows them beside the message (a
+    message that named them again read "pyright: __init__ (f.py:57):
+    pyright reports at __init__ (line 57): ...")."""
     code = f" [{f.code}]" if f.code else ""
-    where = f"{f.member}" if f.member else "the class statement"
-    return f"{f.checker} reports at {where} (line {f.line}): {'; '.join(f.lines)}{code}"
+    return f"{'; '.join(f.lines)}{code}"
 
 
 @_words.register
@@ -229,3 +235,107 @@ _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
         "annotate it, e.g. as DraftWorkerFactory[YourDraftWorker]"
     ),
 }
+
+
+# -- what to change, in words --------------------------------------------------
+
+#: The findings whose fix is read off the expected and the got signature.
+_SIGNATURE_WRONGS = frozenset({Wrong.CONSTRUCTOR, Wrong.SIGNATURE, Wrong.FACTORY, Wrong.TYPE, Wrong.MISMATCH})
+
+
+def change(finding: AnyFinding) -> str | None:
+    """What to change in the class, in words (``rename gpu to gpu_id``), where
+    the finding says it plainly enough: a missing member, the abstract members
+    to write, or a signature whose expected and got halves differ by name,
+    default or annotation. None where it does not (the checker's reasons
+    then say it)."""
+    if not isinstance(finding, Finding):
+        return None
+    if finding.wrong is Wrong.MISSING and finding.member:
+        # The message shows the expected signature already: said once.
+        return f"define {finding.member}" + (" with the expected signature" if finding.expected else "")
+    if finding.wrong is Wrong.ABSTRACT and finding.detail:
+        return f"implement {finding.detail}"
+    if finding.wrong in _SIGNATURE_WRONGS and finding.expected and finding.got is not None and finding.got.definition:
+        return _signature_change(finding.expected, finding.got.definition)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Param:
+    name: str
+    annotation: str | None
+    has_default: bool
+    by_keyword: bool
+
+
+def _parameters(described: str) -> tuple[list[_Param], bool] | None:
+    """``Owner.name(PARAMS) -> R`` (as ``describe_function`` writes it) as its
+    parameters after the first (``self``), and whether it takes ``**kwargs``;
+    None where it does not parse."""
+    start = described.find("(")
+    if start < 0:
+        return None
+    try:
+        tree = ast.parse(f"def f{described[start:]}: ...")
+    except SyntaxError:
+        return None
+    fn = tree.body[0]
+    if not isinstance(fn, ast.FunctionDef):
+        return None
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [False] * (len(positional) - len(args.defaults)) + [True] * len(args.defaults)
+    params = [
+        _Param(a.arg, ast.unparse(a.annotation) if a.annotation else None, d, a not in args.posonlyargs)
+        for a, d in zip(positional, defaults, strict=True)
+    ][1:]
+    params += [
+        _Param(a.arg, ast.unparse(a.annotation) if a.annotation else None, d is not None, True)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    ]
+    return params, args.kwarg is not None
+
+
+def _signature_change(expected: str, got: str) -> str | None:
+    """The changes that make ``got`` take the calls ``expected`` describes:
+    a parameter renamed (one missing, one extra), parameters to add, extra
+    required ones to give a default or remove, defaults to add, annotations
+    to write as expected."""
+    wanted, got_params = _parameters(expected), _parameters(got)
+    if wanted is None or got_params is None:
+        return None
+    (exp, _), (have, takes_kwargs) = wanted, got_params
+    names = {p.name for p in have}
+    exp_names = {p.name for p in exp}
+    missing = [p.name for p in exp if p.name not in names and not takes_kwargs]
+    extra = [p.name for p in have if not p.has_default and p.name not in exp_names]
+    steps: list[str] = []
+    if len(missing) == 1 and len(extra) == 1:
+        steps.append(f"rename {extra[0]} to {missing[0]}")
+    else:
+        if missing:
+            steps.append(f"accept {_listed(missing)}")
+        if extra:
+            steps.append(f"give {_listed(extra)} a default, or remove {'it' if len(extra) == 1 else 'them'}")
+    by_name = {p.name: p for p in have}
+    for p in exp:
+        mine = by_name.get(p.name)
+        if mine is None:
+            continue
+        if p.has_default and not mine.has_default:
+            steps.append(f"give {p.name} a default")
+        if p.annotation and mine.annotation and not _union_parts(p.annotation) <= _union_parts(mine.annotation):
+            # A parameter that takes more than the call passes is fine: only
+            # one that leaves out part of what is passed needs a new annotation.
+            steps.append(f"annotate {p.name} as {p.annotation}")
+    return "; ".join(steps) or None
+
+
+def _union_parts(annotation: str) -> frozenset[str]:
+    """The members of an annotation written as a ``|`` union, as text."""
+    return frozenset(part.strip() for part in annotation.split("|"))
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

@@ -21,7 +21,7 @@ import ast
 import re
 import shutil
 import tempfile
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +43,8 @@ from spec_protocols.gate._harness._regions import CONSTRUCTORS, ClassRegions, cl
 from spec_protocols.gate._harness._sites import SITE_FUNCTION, SiteShadow, build_shadow, is_canary
 from spec_protocols.gate._model import Discovery
 from spec_protocols.gate._paths import cache_dir, search_path
-from spec_protocols.gate._source import find_module_file, parse_file
+from spec_protocols.gate._harness._protocol_source import sglang_origins
+from spec_protocols.gate._source import find_module_file, parse_file, statements
 from spec_protocols.gate._roles import Construction
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "library_root",
     "mypy_view",
     "prepare",
+    "release_lacks",
     "static_view",
     "stub_source",
 ]
@@ -158,6 +160,73 @@ def _unstubbed(found: Discovery, terms: ReleaseTerms) -> set[str]:
     return unstubbed
 
 
+def release_lacks(found: Discovery, terms: ReleaseTerms) -> dict[str, str]:
+    """The protocols' sglang names (:func:`sglang_origins`) that the checkers
+    will find missing: name -> the module it should be in.
+
+    A name is looked up where the checkers look: in the stub overlay (the
+    stubs' release defines every one) unless its module is read from the
+    release's own source (:func:`_unstubbed`, or no stub at all), and there
+    it must be bound by a statement the module runs (under any branch:
+    ``TYPE_CHECKING`` included). A module behind a skip stub is all ``Any``.
+    The harness writes each lacking name as ``Any`` instead of importing it
+    (an import of it is the checker's error on the harness, not the plugin's:
+    0.5.5 has no ``LoadGroup``), and the run's note names them.
+    """
+    from_source = _unstubbed(found, terms)
+    stubbed = set(stub_modules()) - from_source
+    skipped = set(_skippable(found)) - from_source
+    path = search_path(found.search_roots)
+    lacking: dict[str, str] = {}
+    for name, module in sorted(sglang_origins().items()):
+        if module in stubbed or module in skipped:
+            continue
+        bound = _module_binds(module, path)
+        if bound is not None and name not in bound:
+            lacking[name] = module
+    return lacking
+
+
+def _module_binds(module: str, path: Sequence[str]) -> frozenset[str] | None:
+    """The names ``module``'s source binds at its own level; None when it
+    cannot be told (a package folder, a star import, unreadable source).
+    A module not found binds nothing: the checkers cannot find it either."""
+    file = find_module_file(module, path)
+    if file is None:
+        return frozenset()
+    if file.is_dir():
+        return None
+    try:
+        tree = parse_file(file).tree
+    except (OSError, SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for stmt, _ in statements(tree.body):
+        if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
+            return None
+        names.update(_bound_by(stmt))
+    return frozenset(names)
+
+
+def _bound_by(stmt: ast.stmt) -> Iterator[str]:
+    """The module-level names one statement binds (its nested blocks aside)."""
+    if isinstance(stmt, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        yield stmt.name
+    elif isinstance(stmt, ast.Import | ast.ImportFrom):
+        for alias in stmt.names:
+            yield alias.asname or alias.name.partition(".")[0]
+    elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor | ast.With | ast.AsyncWith):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else _targets_of(stmt)
+        for target in targets:
+            yield from (n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+
+
+def _targets_of(stmt: ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor | ast.With | ast.AsyncWith) -> list[ast.expr]:
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    return [stmt.target]
+
+
 def _sglang_imports_of_plugin(found: Discovery) -> set[str]:
     """The sglang modules the plugin's own modules (not sglang's) import by
     an absolute import; ``from a.b import c`` counts ``a.b`` and ``a.b.c``."""
@@ -205,7 +274,7 @@ def prepare(
     site_modules: dict[str, list[str]] = {}
     for site in found.sites:
         site_modules.setdefault(site.module, []).append(site.target)
-    harness = build_harness(found.classes, site_modules=site_modules, terms=terms)
+    harness = build_harness(found.classes, site_modules=site_modules, terms=terms, absent=release_lacks(found, terms))
     unstubbed = _unstubbed(found, terms)
     overlay, stubbed = stub_overlay(unstubbed, skip=_skippable(found), search=search_path(found.search_roots))
     # A module read from the release's own source rather than its stub is

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -164,6 +164,10 @@ class Harness:
     #: Each class's own lines in its source (by dotted path): where what the
     #: checkers report is its problem (see :mod:`spec_protocols.gate._harness._regions`).
     regions: Mapping[str, ClassRegions] = field(default_factory=dict[str, ClassRegions])
+    #: The protocols' sglang names the lines use that the release checked
+    #: against lacks (name -> the module it is not in): written as ``Any``,
+    #: so what is annotated with them is not checked (the run's note says so).
+    lacking: Mapping[str, str] = field(default_factory=dict[str, str])
 
 
 #: The canaries' types. Nothing real is a ``_Canary``, returns a
@@ -193,10 +197,16 @@ def build_harness(
     *,
     site_modules: Mapping[str, Sequence[str]] | None = None,
     terms: ReleaseTerms | None = None,
+    absent: Mapping[str, str] | None = None,
 ) -> Harness:
     """Generate the harness module for ``classes``, checked on ``terms`` (the
     release's members, keywords and inherited needs; default: the newest
     supported release's protocols, whole).
+
+    ``absent``: the protocols' sglang names the release checked against does
+    not define where the checkers read it (``release_lacks``: name -> its
+    module); each the lines use is written as ``Any`` instead of imported
+    (:attr:`Harness.lacking`).
 
     ``site_modules`` maps each module holding injection sites to the site
     targets in it; the harness imports those modules so that both checkers
@@ -223,7 +233,7 @@ def build_harness(
             out.emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
 
     callbacks = bound.callbacks() + hook_protocols(terms)
-    head = _head([_CANARY_TYPES, *callbacks, *out.lines])
+    head, lacking = _head([_CANARY_TYPES, *callbacks, *out.lines], frozenset(absent or {}))
     head += _CANARY_TYPES.splitlines()
     head.append("")
     head += callbacks
@@ -232,7 +242,8 @@ def build_harness(
     may_be_abstract = frozenset(c.dotted for c in classes if c.may_be_abstract)
     by_target = {c.dotted: c for c in classes}
     regions = class_regions(classes)
-    return Harness(module_name, text, shifted, tuple(sorted(set(out.checks))), may_be_abstract, by_target, regions)
+    written = {name: (absent or {})[name] for name in lacking}
+    return Harness(module_name, text, shifted, tuple(sorted(set(out.checks))), may_be_abstract, by_target, regions, written)
 
 
 def _definitions(
@@ -608,17 +619,22 @@ _HEADER = (
 )
 
 
-def _head(parts: Sequence[str]) -> list[str]:
+def _head(parts: Sequence[str], absent: Collection[str] = frozenset()) -> tuple[list[str], list[str]]:
     """The harness's first lines: :data:`_HEADER`, then an import of each name
-    of the protocols' module that ``parts`` (the rest of the module) use."""
+    of the protocols' module that ``parts`` (the rest of the module) use;
+    one in ``absent`` (the release checked against lacks it) is ``Any``:
+    importing it would be the checker's error on the harness, which no
+    verdict can read. Returns the lines and the names written as ``Any``."""
     used = {n.id for n in ast.walk(ast.parse("\n".join(parts))) if isinstance(n, ast.Name)}
     used -= {"Any", "Protocol"}  # imported by the header
+    lacking = sorted(used & set(absent))
     by_module: dict[str, list[str]] = {}
     for name, module in sorted(annotation_names().items()):
         # Private names (the factory's TypeVar) never appear in generated lines.
-        if name in used and not name.startswith("_"):
+        if name in used and not name.startswith("_") and name not in absent:
             by_module.setdefault(module, []).append(name)
     head = list(_HEADER)
     head += [f"from {module} import {', '.join(sorted(names))}" for module, names in sorted(by_module.items())]
+    head += [f"{name} = Any  # not in the release checked against" for name in lacking]
     head.append("")
-    return head
+    return head, lacking

@@ -16,7 +16,9 @@ import copy
 import keyword
 from collections.abc import Mapping, Sequence
 from functools import cache
+from pathlib import Path
 
+import spec_protocols._sglang_types as _sglang_types_module
 from spec_protocols._members import ProtocolMember, protocol_definitions, protocols_ast
 from spec_protocols.gate._contract import CallShape, HookTerm, ReleaseTerms
 from spec_protocols.gate._harness._keyword_types import capability_annotations, without_none
@@ -26,6 +28,7 @@ from spec_protocols.gate._signatures import describe_function
 __all__ = [
     "CallbackNames",
     "annotation_names",
+    "sglang_origins",
     "as_called",
     "bound_signature",
     "check_identifier",
@@ -71,6 +74,25 @@ def annotation_names() -> Mapping[str, str]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     origin[target.id] = "spec_protocols._protocols"
+    return origin
+
+
+@cache
+def sglang_origins() -> Mapping[str, str]:
+    """Each sglang name the protocols' vocabulary (``spec_protocols/_sglang_types.py``)
+    imports for the type checkers -> the sglang module it is imported from.
+
+    Read from that module's source (never imported): its ``TYPE_CHECKING``
+    branch is the one place that says where each name lives, in the release
+    the stubs describe. An older release may not define the name there
+    (``LoadGroup`` in 0.5.5); the harness asks :func:`spec_protocols.gate._harness.release_lacks`.
+    """
+    file = Path(_sglang_types_module.__file__ or "")
+    origin: dict[str, str] = {}
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").partition(".")[0] == "sglang":
+            for alias in node.names:
+                origin[alias.asname or alias.name] = node.module or ""
     return origin
 
 

@@ -8,7 +8,7 @@ a runtime checker that could import nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from spec_protocols.gate._model import CheckerSkip, SkipReason
 
@@ -70,6 +70,15 @@ def no_draft_factory_note(release: str | None, oldest: str) -> str:
     return (
         f"sglang {release} has no draft_worker_cls (build_draft_tp_worker takes none before "
         f"{oldest}): the injected draft worker classes are checked with the newest release's keywords"
+    )
+
+
+def release_lacks_note(release: str | None, lacking: Mapping[str, str]) -> str:
+    """The protocols' sglang names the release checked against does not define where the checkers read them."""
+    names = "; ".join(f"{name} (not in {module})" for name, module in sorted(lacking.items()))
+    return (
+        f"sglang {release} lacks names the protocols annotate with: {names}; the static checkers took each as Any, "
+        "so the type of a parameter or return annotated with it is not checked"
     )
 
 

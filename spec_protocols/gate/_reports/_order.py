@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from spec_protocols.gate._checkers import CHECKER_NAMES, lead_order
 from spec_protocols.gate._model import GateReport, Problem, Result
 
-__all__ = ["lead_problem", "ordered_checkers", "problem_sort_key", "sorted_problems", "sorted_results", "summary_counts"]
+__all__ = ["by_lead", "lead_problem", "ordered_checkers", "problem_sort_key", "sorted_problems", "sorted_results", "summary_counts"]
 
 
 def problem_sort_key(problem: Problem) -> tuple[str, str, int, str, str]:
@@ -36,20 +36,26 @@ def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(problems, key=problem_sort_key)
 
 
-def lead_problem(problems: Iterable[Problem], lead: Sequence[str] = ()) -> Problem | None:
-    """The problem a one-problem view (the text table, a JUnit failure's
-    ``message``) shows: a failure before a blind spot, one located in the
-    source before one that is not, then by checker, in ``lead`` order (the
-    report's :attr:`~spec_protocols.gate._model.GateReport.lead`; none given:
-    each checker's own rank), then in the canonical order."""
+def by_lead(problems: Iterable[Problem], lead: Sequence[str] = ()) -> list[Problem]:
+    """Problems most useful first, as a view that shows one or a few orders
+    them: a failure before a blind spot, one located in the source before one
+    that is not, then by checker, in ``lead`` order (the report's
+    :attr:`~spec_protocols.gate._model.GateReport.lead`; none given: each
+    checker's own rank), then in the canonical order."""
     found = list(problems)
     order = list(lead) or lead_order(p.checker for p in found)
     rank = {name: n for n, name in enumerate(order)}
-    return min(
+    return sorted(
         found,
         key=lambda p: (p.unverified, p.line is None, rank.get(p.checker, len(rank)), problem_sort_key(p)),
-        default=None,
     )
+
+
+def lead_problem(problems: Iterable[Problem], lead: Sequence[str] = ()) -> Problem | None:
+    """The problem a one-problem view (a JUnit failure's ``message``, a
+    release table's cell) shows: the first :func:`by_lead`."""
+    ordered = by_lead(problems, lead)
+    return ordered[0] if ordered else None
 
 
 def sorted_results(report: GateReport) -> list[Result]:

@@ -12,7 +12,10 @@ from collections.abc import Iterable, Mapping
 from spec_protocols.gate._model import GateReport
 from spec_protocols.gate._reports._order import summary_counts
 
-__all__ = ["elide", "paragraph", "short_names", "summary_line", "total_seconds"]
+__all__ = ["SEE_ALL", "elide", "paragraph", "short_names", "summary_line", "total_seconds"]
+
+#: How to see every problem of a check, after the count of those a view leaves out.
+SEE_ALL = "--format json lists every one"
 
 _ELLIPSIS = "..."  # ASCII: the report must survive any terminal and CI log.
 

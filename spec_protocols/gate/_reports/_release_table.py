@@ -24,7 +24,7 @@ from __future__ import annotations
 from spec_protocols.gate._model import Check, Problem, Result, Verdict
 from spec_protocols.gate._reports._markdown import escape_cell
 from spec_protocols.gate._reports._order import lead_problem, sorted_problems
-from spec_protocols.gate._reports._phrasing import elide, paragraph, short_names
+from spec_protocols.gate._reports._phrasing import SEE_ALL, elide, paragraph, short_names
 from spec_protocols.gate._reports._release_matrix import (
     ReleasesReport,
     cell_text,
@@ -61,7 +61,7 @@ def _lead_line(result: Result) -> str:
         return result.verdict.value
     head = f"{lead.checker}: {lead.member}{_where(lead)}" if lead.member else f"{lead.checker}{_where(lead)}"
     more = len(result.problems) - 1
-    return f"{head}: {lead.message}{f' (+{more} more)' if more > 0 else ''}"
+    return f"{head}: {lead.message}{f' (+{more} more; {SEE_ALL})' if more > 0 else ''}"
 
 
 def _failures(report: ReleasesReport, check: Check) -> list[tuple[list[str], str]]:

@@ -4,21 +4,26 @@
     ------------  ----------  -------  ----  -------  -------
     MyAlgoWorker  SpecWorker  fail     fail  fail     fail
       myalgo.MyAlgoWorker
-      pyright: forward_batch_generation (/src/myalgo.py:44): signature does
-        not match: Missing keyword parameter "on_publish"; expected
-        SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /, *,
-        ...) -> GenerationBatchResult; got ... (+2 more)
+      pyright (and mypy, runtime): forward_batch_generation (/src/myalgo.py:44):
+        signature does not match: Missing keyword parameter "on_publish";
+        expected SpecWorker.forward_batch_generation(self, batch:
+        ScheduleBatch, /, *, on_publish: PublishCallback | None = ...) ->
+        GenerationBatchResult; got ...
+        change: accept on_publish
     EAGLEWorker   SpecWorker  pass     pass  pass     pass
 
     2 checked: 1 pass, 1 fail, 0 unverified in 4.1s
 
 One row per (class, protocol), one column per checker. Under every row that
-fails the gate, the class's full dotted path and its most useful problem
-(:func:`~spec_protocols.gate._reports._order.lead_problem`), whole, with where
-the member is defined and the number of further problems; ``--format json``
-lists them all. A message is wrapped at spaces onto indented lines, never cut:
-a reader acts on the expected and the got signature, so neither may lose its
-end to an ellipsis.
+fails the gate, the class's full dotted path and each distinct problem once,
+most useful first (:func:`~spec_protocols.gate._reports._order.by_lead`):
+the problems the checkers report at one member and place are one, in the
+words of the checker that leads, naming the others; under it, where the
+gate can say it, what to change (``Problem.change``). Past :data:`SHOWN`
+problems the rest are counted, with how to see them (``--format json``
+lists every one). A message is wrapped at spaces onto indented lines, never
+cut: a reader acts on the expected and the got signature, so neither may
+lose its end to an ellipsis.
 """
 
 from __future__ import annotations
@@ -26,9 +31,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 
-from spec_protocols.gate._model import GateReport, Result, Verdict
-from spec_protocols.gate._reports._order import lead_problem, ordered_checkers, sorted_results
-from spec_protocols.gate._reports._phrasing import elide, paragraph, short_names, summary_line
+from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
+from spec_protocols.gate._reports._order import by_lead, ordered_checkers, sorted_results
+from spec_protocols.gate._reports._phrasing import SEE_ALL, elide, paragraph, short_names, summary_line
 
 __all__ = ["render_text"]
 
@@ -53,23 +58,52 @@ def _run_line(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent=_CONTINUED, break_long_words=False, break_on_hyphens=False)
 
 
+#: The distinct problems shown under a row; the others are counted, with
+#: the way to see them.
+SHOWN = 5
+
+
+
+def _distinct(result: Result, lead: tuple[str, ...]) -> list[tuple[Problem, tuple[str, ...]]]:
+    """Each distinct problem once, most useful first, with the checkers that
+    report it: what the checkers report at one member and place is one
+    problem (mypy's and pyright's words for a renamed ``gpu_id``), shown in
+    the words of the checker that leads there (:func:`by_lead`), naming the
+    others; where that checker says several things there, each is shown."""
+    groups: dict[tuple[str | None, str | None, int | None, bool], list[Problem]] = {}
+    for problem in by_lead(result.problems, lead):
+        groups.setdefault((problem.member, problem.file, problem.line, problem.unverified), []).append(problem)
+    entries: list[tuple[Problem, tuple[str, ...]]] = []
+    for problems in groups.values():
+        first, *rest = problems
+        own = [p for p in rest if p.checker == first.checker]
+        others = tuple(dict.fromkeys(p.checker for p in rest if p.checker != first.checker))
+        entries.append((first, (first.checker, *others)))
+        entries.extend((p, (p.checker,)) for p in own)
+    return entries
+
+
 def _problem_lines(result: Result, width: int, lead: tuple[str, ...]) -> list[str]:
-    first = lead_problem(result.problems, lead)
-    if first is None:
-        return []
-    where = ""
-    if first.file is not None:
-        where = f" ({first.file}:{first.line})" if first.line is not None else f" ({first.file})"
-    head = f"{first.checker}: {first.member}{where}" if first.member else f"{first.checker}{where}"
-    lines = _wrapped(f"{head}: {first.message}", width)
-    return _with_more(lines, len(result.problems) - 1, width)
+    entries = _distinct(result, lead)
+    lines: list[str] = []
+    for problem, checkers in entries[:SHOWN]:
+        where = ""
+        if problem.file is not None:
+            where = f" ({problem.file}:{problem.line})" if problem.line is not None else f" ({problem.file})"
+        others = [c for c in checkers if c != problem.checker]
+        who = f"{problem.checker} (and {', '.join(others)})" if others else problem.checker
+        head = f"{who}: {problem.member}{where}" if problem.member else f"{who}{where}"
+        lines += _wrapped(f"{head}: {problem.message}", width)
+        if problem.change:
+            lines += paragraph(f"change: {problem.change}", width, indent=_CONTINUED, continued=_CONTINUED + "  ")
+    return _with_more(lines, len(entries) - SHOWN, width)
 
 
 def _with_more(lines: list[str], more: int, width: int) -> list[str]:
     """``(+N more)`` after the last line, or on its own when it does not fit: never split."""
     if more <= 0 or not lines:
         return lines
-    hint = f"(+{more} more)"
+    hint = f"(+{more} more; {SEE_ALL})"
     if len(lines[-1]) + 1 + len(hint) <= width:
         return [*lines[:-1], f"{lines[-1]} {hint}"]
     return [*lines, _CONTINUED + hint]

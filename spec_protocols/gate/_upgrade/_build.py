@@ -46,7 +46,7 @@ def _member_of(problem: Problem) -> str:
 
 
 def _plan_problem(problem: Problem) -> PlanProblem:
-    return PlanProblem(problem.checker, problem.member or "", problem.message)
+    return PlanProblem(problem.checker, problem.member or "", problem.message, problem.line)
 
 
 class _Pool:

@@ -51,6 +51,9 @@ class PlanProblem:
     #: The member it is about (``__init__`` for the constructor); ``""``: the whole class.
     member: str
     message: str
+    #: Its line in the plugin's file, where the gate located it (a checker's
+    #: own error there says only its words: the line says where).
+    line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

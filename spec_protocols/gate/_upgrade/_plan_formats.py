@@ -35,9 +35,13 @@ def _targets(plan: UpgradePlan) -> str:
     return " ".join(plan.targets) or "the default targets"
 
 
+def _at(problem: PlanProblem) -> str:
+    return f" (line {problem.line})" if problem.line is not None else ""
+
+
 def _problem(problem: PlanProblem) -> str:
     member = f" {problem.member}" if problem.member else ""
-    return f"{problem.checker}{member}: {problem.message}"
+    return f"{problem.checker}{member}{_at(problem)}: {problem.message}"
 
 
 def verdict_line(plan: UpgradePlan) -> str:
@@ -164,7 +168,7 @@ def _md_escape(text: str) -> str:
 
 def _md_problem(problem: PlanProblem) -> str:
     member = f" `{problem.member}`" if problem.member else ""
-    return f"{problem.checker}{member}: {_md_escape(problem.message)}"
+    return f"{problem.checker}{member}{_at(problem)}: {_md_escape(problem.message)}"
 
 
 def _md_step(number: int, step: Step) -> list[str]:

@@ -6,7 +6,10 @@ chosen format, whole, ending as the one-shot report ends. What is kept
 between rounds: each checker as it runs warm (``Checker.warm``: mypy's
 daemon and pyright's language server on the one-shot configuration, the
 runtime checker's next probe started in advance), and the verdict cache's
-stored contract and discoveries (with ``--no-cache``, none). A round goes
+stored contract and discoveries (with ``--no-cache``, none). The warm
+checkers a first round did not run, the cache having answered for them, are
+started right after its report by a round of them alone, discarded
+(:meth:`_Session.warm_up`), so that the first edit finds them up. A round goes
 through every stage, so that it knows what it read; those files are polled
 (:mod:`._changes`). The first round behaves as a one-shot run on bad input
 (one line, exit 2); a later round that meets bad input (a syntax error in an
@@ -119,6 +122,7 @@ class _Session:
         self.include_timings = include_timings
         self.watched = WatchSet()
         self.worker: threading.Thread | None = None
+        self.warming: threading.Thread | None = None
         self.state: Snapshot = {}
 
     def round(self) -> GateOutcome:
@@ -154,9 +158,12 @@ class _Session:
         thread stays free for Ctrl-C and SIGTERM, which then stop the
         checkers under the round instead of waiting for them."""
         outcome: list[GateOutcome | BaseException] = []
+        warming = self.warming
 
         def work() -> None:
             try:
+                if warming is not None:
+                    warming.join()  # the warm-up drives the same checkers: it ends first
                 outcome.append(self.round())
             except BaseException as error:  # noqa: BLE001 - handed to the main thread
                 outcome.append(error)
@@ -170,9 +177,34 @@ class _Session:
             raise result
         return result
 
+    def warm_up(self, outcome: GateOutcome) -> None:
+        """Start, in the background, the warm checkers the first round did not
+        run (their verdicts came from the cache): a round of them alone, its
+        report discarded, so that mypy's daemon, pyright's language server and
+        the runtime checker's next probe are up with the plugin read when the
+        first edit comes. Without it they started on that edit, and its round
+        cost about a cold run (issue 29, item 10). The next round waits for it
+        (:meth:`checked`): two rounds never drive one checker at once."""
+        reused = [name for run in outcome.report.runs for name in run.report.reused if name in self.checkers]
+        if not reused or STOPPING.is_set():
+            return
+        # Nothing to reuse (the cache said it all), nothing stored (the verdicts are the cache's already).
+        request = replace(self.request, checkers=tuple(dict.fromkeys(reused)), cache=CachePolicy.OFF, baseline=None)
+
+        def work() -> None:
+            try:
+                run(request)
+            except Exception as error:  # noqa: BLE001 - a warm-up that fails leaves the round to start them
+                _say(f"the warm checkers did not start in advance ({error}); the next round starts them")
+
+        self.warming = threading.Thread(target=work, name="watch-warm-up", daemon=True)
+        self.warming.start()
+
     def run(self) -> int:
         before = snapshot(_targets_only(self.request))
-        self.refresh(self.checked(), before)  # bad input here is one line and exit 2, as in one-shot mode
+        first = self.checked()  # bad input here is one line and exit 2, as in one-shot mode
+        self.warm_up(first)
+        self.refresh(first, before)
         while True:
             change = wait_for_change(self.watched, self.state)
             if change is None:
@@ -203,13 +235,13 @@ class _Session:
         STOPPING.set()
         self._close_checkers()
         # A round cut short may start another probe as one ends: ended until it stops.
-        worker = self.worker
         deadline = time.monotonic() + 60
-        while True:
-            end_children()
-            if worker is None or not worker.is_alive() or time.monotonic() > deadline:
-                break
-            worker.join(0.2)
+        for worker in (self.warming, self.worker):
+            while True:
+                end_children()
+                if worker is None or not worker.is_alive() or time.monotonic() > deadline:
+                    break
+                worker.join(0.2)
         self._close_checkers()  # a server started by the round's last moments
         end_children()
         end_naming(str(self.root))  # a daemon that detached before it said its pid
