@@ -174,8 +174,14 @@ def _problem(
         unverified=blind,
         unmodelled=finding.wrong is Wrong.UNMODELLED,
         claim=_claim(finding, dialect),
-        change=change(finding),
+        # A class the plugin did not write (sglang's default algorithm object, held for the
+        # plugin's registration) is not where the change goes: the role's note says what to do.
+        change=None if cls is not None and _not_the_plugins(cls) else change(finding),
     )
+
+
+def _not_the_plugins(cls: DiscoveredClass) -> bool:
+    return ClassRole.ALGORITHM in cls.roles and cls.module.partition(".")[0] == "sglang"
 
 
 def _claim(finding: Finding, dialect: Dialect | None) -> str | None:

@@ -165,6 +165,11 @@ def render_text(
             # an abstract base: "skipped" or "pass" alone does not tell a
             # reader whether to worry.
             lines.extend(_with_more(_wrapped(f"note: {notes[0]}", width), len(notes) - 1, width))
+        elif notes:
+            # Under a failing row's problems, the notes that are not a checker's
+            # skip: what its role asks to change (a registration's spec_class).
+            for note in (n for n in notes if ": skipped: " not in n):
+                lines.extend(_wrapped(f"note: {note}", width))
     lines.append("")
     # Whole, never elided (wrapped at spaces): which code and which sglang a
     # verdict is about is what a reader of a CI log checks first.
