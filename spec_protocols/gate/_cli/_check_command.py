@@ -33,6 +33,10 @@ What is checked:
   subclasses of EagleDraftWorkerBase / TpModelWorker against DraftWorker
   classes passed as draft_worker_cls=...             against DraftWorkerFactory
                                                      (and DraftWorker)
+  each registration's spec_class (else sglang's      against SpecAlgorithm
+  CustomSpecAlgo) and its factory                    (and WorkerClassFactory)
+  what a registration hands sglang, as sglang builds and uses it (the
+  checkers that import the plugin; docs/verdicts.md)
 
 verdicts (per class and protocol, per checker):
   pass        the checker saw the real members and found no problem
@@ -41,7 +45,8 @@ verdicts (per class and protocol, per checker):
   unverified  the checker saw the class as Any/Unknown (untyped import,
               unresolved base): nothing was verified, and the gate fails
   skipped     {importing} could not import the module (e.g. it needs
-              CUDA); the static checkers still decide
+              CUDA), or found nothing of the plugin's that registers the
+              class with sglang; the static checkers still decide
 
 which sglang release (see also `spec-protocols contract --help`):
   The checks are that release's: the members its scheduler calls, the keywords
@@ -59,15 +64,15 @@ which sglang release (see also `spec-protocols contract --help`):
                      the CPUs allow: one report, a class x release table
                      (text, markdown: the verdict, and the member a check
                      fails on; * marks a release read from source only, where
-                     {importing}, which imports only the installed
-                     sglang, is skipped), a "sglang" object on every JSON
+                     the checkers that import (the installed sglang only)
+                     did not run), a "sglang" object on every JSON
                      result, the release in each github title and junit test
                      name; exit 1 if any release fails. A value given twice
                      (or two spellings of one path) is refused (exit 2), as
                      is --write-baseline (it records one release's problems);
                      a --baseline entry is unused only if no release uses it
 
-{Importing} IMPORTS the target, running its module-level code. For
+{Importing} {imports} the target and run its code. For
 untrusted code use --no-import (or {static_flags}): static
 discovery and the static checkers never import or run the target.
 
@@ -106,7 +111,8 @@ watch mode (see docs/authoring.md, "Watch mode"):
   printing the whole report each round in --format's format. The static
   checkers stay warm between rounds ({static}: a daemon or a language
   server, same configuration, same verdicts as a one-shot run), and
-  {importing} starts each round's probe in advance. Bad input in the first round is one line and exit 2; in a later
+  each checker that imports the target runs in a process of its own,
+  started in advance where it can be. Bad input in the first round is one line and exit 2; in a later
   round it is reported in that round's place and watching goes on. Ctrl-C
   ends it with exit 130, SIGTERM with 0; --output and --write-baseline
   cannot be used with it.

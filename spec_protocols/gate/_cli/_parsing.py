@@ -44,18 +44,26 @@ class Parser(argparse.ArgumentParser):
 def checker_words() -> dict[str, str]:
     """How help texts name the gate's default checkers: ``{static}`` ("mypy
     and pyright"), ``{static_flags}`` (their ``--checker`` options),
-    ``{importing}`` / ``{Importing}`` (the checker that imports the target,
-    by its label)."""
+    ``{importing}`` / ``{Importing}`` (the checkers that import the target:
+    "the runtime checker", "the runtime and replay checkers"), and the verb
+    that agrees with it, ``{imports}`` ("imports", "import")."""
     from spec_protocols.gate._checkers import default_checkers
 
     chosen = default_checkers()
     static = [c.name for c in chosen if not c.imports_target]
-    importing = " and ".join(c.label for c in chosen if c.imports_target) or "a checker that imports the target"
+    names = [c.name for c in chosen if c.imports_target]
+    if len(names) == 1:
+        importing = next(c.label for c in chosen if c.imports_target)
+    elif names:
+        importing = f"the {', '.join(names[:-1])} and {names[-1]} checkers"
+    else:
+        importing = "a checker that imports the target"
     return {
         "static": " and ".join(static),
         "static_flags": " ".join(f"--checker {name}" for name in static),
         "importing": importing,
         "Importing": importing[:1].upper() + importing[1:],
+        "imports": "imports" if len(names) <= 1 else "import",
     }
 
 
