@@ -73,6 +73,9 @@ class ReplayAnswer:
     failure: str | None = None
     #: Per algorithm the plugin registered: what the replay drove, in words (for a note).
     algorithms: Mapping[str, str] = field(default_factory=dict[str, str])
+    #: A driver started in advance (the watch mode's) that cannot stand for a
+    #: fresh one this round, and why: the checker runs a fresh one instead.
+    unusable: str | None = None
 
 
 def request_text(request: ReplayRequest) -> str:

@@ -581,8 +581,42 @@ def replay(request: ReplayRequest) -> ReplayAnswer:
         run.standins.restore()
 
 
+def _preload() -> None:
+    """What every replay imports before the plugin (sglang's side: the stand-ins'
+    classes, the registry, the draft factory), for a driver started in advance."""
+    for module in (
+        "sglang.srt.managers.tp_worker",
+        "sglang.srt.server_args",
+        "sglang.srt.speculative.spec_registry",
+        "sglang.srt.speculative.draft_worker_common",
+        "sglang.srt.speculative.base_spec_worker",
+    ):
+        try:
+            with _quiet():
+                importlib.import_module(module)
+        except BaseException:  # noqa: BLE001 - the replay itself says so when it needs the module
+            return
+
+
+def _unusable(request: ReplayRequest) -> str | None:
+    """Why a driver that imported sglang before it was asked cannot stand for a
+    fresh one: a module of the plugin's packages already imported (a plugin
+    package named as something sglang imports), which a fresh driver would
+    have imported from the plugin's search roots."""
+    loaded = sorted({m.partition(".")[0] for m in request.modules} & {m.partition(".")[0] for m in sys.modules})
+    return f"{loaded[0]} was imported with sglang before the request named it" if loaded else None
+
+
 def main() -> None:
+    warm = "--warm" in sys.argv[1:]
+    if warm:
+        _preload()
     request = read_request(sys.stdin.read())
+    why = _unusable(request) if warm else None
+    if why is not None:
+        write_answer(Path(request.answer_file), ReplayAnswer(unusable=why))
+        sys.stdout.flush()
+        os._exit(0)
     try:
         answer = replay(request)
     except BaseException as error:  # noqa: BLE001 - the driver's own failure: said, never a verdict

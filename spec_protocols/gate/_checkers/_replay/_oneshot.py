@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import os
 import platform
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from spec_protocols.gate._findings import ReplayFinding, message
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, Discovery, GateError, Problem, Verdict
 
-__all__ = ["LABEL", "NAME", "ReplayChecker"]
+__all__ = ["LABEL", "NAME", "ReplayChecker", "StartedDriver"]
 
 NAME = CheckerName.REPLAY
 LABEL = "the replay checker"
@@ -50,7 +51,16 @@ class ReplayChecker:
     def distributed(self) -> bool:
         return True  # this package's own version, which the installed distributions list
 
-    def run(self, check_input: CheckInput) -> CheckerOutcome:
+    def run(self, check_input: CheckInput, started: StartedDriver | None = None) -> CheckerOutcome:
+        """The replay of ``check_input``'s plugin; ``started``: a driver started in
+        advance to use for it (ended here, used or not)."""
+        try:
+            return self._run(check_input, started)
+        finally:
+            if started is not None:
+                started.end()
+
+    def _run(self, check_input: CheckInput, started: StartedDriver | None) -> CheckerOutcome:
         start = time.perf_counter()
         found = check_input.discovery
         outcome = _Outcome()
@@ -65,7 +75,7 @@ class ReplayChecker:
                 outcome.inapplicable.append(check)
         elif found.classes or found.runtime_built:
             with tempfile.TemporaryDirectory(prefix="spec-protocols-replay-") as private:
-                answer = _drive(_request(check_input, Path(private) / "answer.json"), Path(private), check_input.timeout)
+                answer = _drive(_request(check_input, Path(private) / "answer.json"), Path(private), check_input.timeout, started)
             outcome.read(answer, found)
         return CheckerOutcome(NAME, outcome.verdicts, outcome.problems, time.perf_counter() - start, outcome.notes, evidence=outcome.evidence, inapplicable=tuple(outcome.inapplicable))
 
@@ -267,20 +277,53 @@ def _enclosing_function(file: Path, line: int) -> str | None:
     return None
 
 
-def _drive(request: ReplayRequest, private: Path, timeout: float) -> ReplayAnswer:
-    """The driver process on ``request``: its answer, or why there is none."""
-    stderr_file = private / "stderr.txt"
-    try:
-        with stderr_file.open("wb") as stderr:
-            proc = subprocess.run(
-                [sys.executable, "-m", _DRIVER],
-                input=request_text(request).encode(),
+class StartedDriver:
+    """A driver process started before its request (the watch mode's next
+    round): it imports sglang's side while the author edits, then waits on
+    its standard input. Used once; :meth:`end` stops one never used."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.stderr_file = folder / "stderr.txt"
+        self.environment = (dict(os.environ), os.getcwd(), sys.executable)
+        with self.stderr_file.open("wb") as stderr:
+            self.proc = subprocess.Popen(
+                # Its folder on the command line: the watch's end stops every process naming its private folder.
+                [sys.executable, "-m", _DRIVER, "--warm", str(folder)],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
-                timeout=timeout,
-                check=False,
             )
+
+    def same_environment(self) -> bool:
+        """Whether it started where, and as, a fresh driver would start now."""
+        return self.environment == (dict(os.environ), os.getcwd(), sys.executable) and self.proc.poll() is None
+
+    def end(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def _drive(request: ReplayRequest, private: Path, timeout: float, started: StartedDriver | None = None) -> ReplayAnswer:
+    """The driver process on ``request`` (``started``'s, where one waits): its
+    answer, or why there is none."""
+    if started is not None:
+        answer = _answer_of(request, started.proc, started.stderr_file, timeout)
+        if answer.unusable is None:
+            return answer
+    stderr_file = private / "stderr.txt"
+    with stderr_file.open("wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", _DRIVER], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr)
+    return _answer_of(request, proc, stderr_file, timeout)
+
+
+def _answer_of(request: ReplayRequest, proc: subprocess.Popen[bytes], stderr_file: Path, timeout: float) -> ReplayAnswer:
+    try:
+        proc.communicate(input=request_text(request).encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
         raise GateError(f"the replay checker exceeded --timeout {timeout:g}s") from None
     try:
         return read_answer(Path(request.answer_file))
