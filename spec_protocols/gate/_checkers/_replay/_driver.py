@@ -365,7 +365,7 @@ class _Replay:
         # The plugin's line that returns the value: the last return, into this
         # frame, of a function of the plugin's (the forward, or what it is bound to).
         returned: list[str] = []
-        caller = sys._getframe()  # noqa: SLF001 - the frame that makes the scheduler's call
+        caller = inspect.currentframe()  # the frame that makes the scheduler's call
         plugin_file = self.sides.plugin_file
 
         def profile(frame: Any, event: str, arg: object) -> None:
