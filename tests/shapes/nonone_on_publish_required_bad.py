@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 if TYPE_CHECKING:
@@ -35,7 +36,9 @@ class CounterPublishWorker(BaseSpecWorker):
 
     def forward_batch_generation(self, batch: ScheduleBatch, *, on_publish: int) -> GenerationBatchResult:
         self.steps += on_publish
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 @SpeculativeAlgorithm.register("SHAPE_NONONE_COUNTER_PUBLISH", supports_overlap=True)

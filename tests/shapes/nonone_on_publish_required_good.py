@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class EagerPublishWorker(BaseSpecWorker):
     def forward_batch_generation(self, batch: ScheduleBatch, *, on_publish: PublishCallback) -> GenerationBatchResult:
         result = self.target_worker.forward_batch_generation(batch)
         on_publish(batch.seq_lens)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
         return result
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 from sglang.srt.speculative.spec_registry import CustomSpecAlgo
 
@@ -38,7 +39,9 @@ class MixedWorker(BaseSpecWorker):
         self._draft_worker = None
 
     def forward_batch_generation(self, batch: ScheduleBatch, **kwargs: object) -> GenerationBatchResult:
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 @SpeculativeAlgorithm.register("SHAPE_REG_ALGORITHM_MIXED", supports_overlap=True, spec_class=MixedAlgorithm)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 if TYPE_CHECKING:
@@ -35,7 +36,9 @@ class PlainWorker(BaseSpecWorker):
         self._draft_worker = None
 
     def forward_batch_generation(self, batch: ScheduleBatch, **kwargs: object) -> GenerationBatchResult:
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 # expect: sglang.srt.speculative.spec_registry.CustomSpecAlgo SpecAlgorithm fail runtime=fail replay=fail mypy=fail pyright=fail member=carries_draft_hidden_states

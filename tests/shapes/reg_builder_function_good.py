@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 
 if TYPE_CHECKING:
     from sglang.srt.managers.schedule_batch import ScheduleBatch
@@ -41,7 +42,9 @@ class SuffixCacheWorker(BaseSpecWorker):
         on_publish: Callable[..., Any] | None = None,
         pp_proxy_tensors: Any = None,
     ) -> GenerationBatchResult:
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 def _build_suffix_worker(*, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> SuffixCacheWorker:

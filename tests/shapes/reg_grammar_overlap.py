@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 from sglang.srt.speculative.spec_registry import CustomSpecAlgo
 
@@ -49,7 +50,9 @@ class BarrierWorker(BaseSpecWorker):
     ) -> GenerationBatchResult:
         if grammar_barrier is not None:
             grammar_barrier()
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 # expect: reg_grammar_overlap.NoBarrierWorker SpecWorker fail runtime=fail replay=fail mypy=fail pyright=fail member=forward_batch_generation

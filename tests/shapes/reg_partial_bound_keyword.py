@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 from sglang.srt.speculative.spec_registry import CustomSpecAlgo
 
@@ -48,7 +49,9 @@ class PartialWindowWorker(BaseSpecWorker):
     def forward_batch_generation(
         self, batch: ScheduleBatch, *, on_publish: Callable[..., Any] | None = None
     ) -> GenerationBatchResult:
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 @SpeculativeAlgorithm.register("SHAPE_REG_PARTIAL_WINDOW", supports_overlap=True, spec_class=WindowedAlgo)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 if TYPE_CHECKING:
@@ -38,7 +39,9 @@ class BoundStepWorker(BaseSpecWorker):
         self, batch: ScheduleBatch, /, *, on_publish: Callable[..., object] | None = None
     ) -> GenerationBatchResult:
         del on_publish
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 @SpeculativeAlgorithm.register("SHAPE_REPLAY_BOUND_STEP", supports_overlap=True)

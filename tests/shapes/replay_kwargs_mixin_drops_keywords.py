@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 if TYPE_CHECKING:
@@ -46,7 +47,9 @@ class _Forward:
         self, batch: ScheduleBatch, /, *, on_publish: Callable[..., object] | None = None
     ) -> GenerationBatchResult:
         del on_publish
-        return self._target_worker.forward_batch_generation(batch)
+        result = self._target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 # expect: replay_kwargs_mixin_drops_keywords.LeakyWorker SpecWorker fail runtime=pass replay=fail mypy=pass pyright=pass member=__init__ runtime-decides

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 if TYPE_CHECKING:
@@ -40,7 +41,9 @@ class ModalWorker(BaseSpecWorker):
         self, batch: ScheduleBatch, /, *, on_publish: Callable[..., object] | None = None
     ) -> GenerationBatchResult:
         del on_publish
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 # expect: replay_partial_factory.DeepModalWorker SpecWorker fail runtime=fail replay=fail mypy=fail pyright=fail member=__init__

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 from spec_protocols import SpecWorkerBase
@@ -37,7 +38,9 @@ class ColdStartWorker(SpecWorkerBase):
         self, batch: ScheduleBatch, /, *, on_publish: Callable[..., object] | None = None
     ) -> GenerationBatchResult:
         del on_publish
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 @SpeculativeAlgorithm.register("SHAPE_REPLAY_COLD_START", supports_overlap=True)

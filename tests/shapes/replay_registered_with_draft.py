@@ -17,6 +17,7 @@ from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.srt.server_args import ServerArgs
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 from sglang.srt.speculative.draft_worker_common import build_draft_tp_worker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
 
@@ -55,7 +56,9 @@ class EchoHostWorker(BaseSpecWorker):
         return (self._bundle.draft_worker.model_runner,)
 
     def forward_batch_generation(self, batch: ScheduleBatch, on_publish=None) -> GenerationBatchResult:
-        return self._target.forward_batch_generation(batch)
+        result = self._target.forward_batch_generation(batch)
+        result.next_draft_input = EagleDraftInput()  # run_batch reads it on the overlap loop
+        return result
 
 
 def register() -> None:

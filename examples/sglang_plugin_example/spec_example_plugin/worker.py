@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 from sglang.srt.speculative.draft_worker_common import build_draft_tp_worker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 
 from spec_example_plugin.draft import ExampleDraftWorker
 
@@ -95,4 +96,9 @@ class ExampleWorker(BaseSpecWorker):
         # on_publish is the overlap scheduler's hook for early sequence-length
         # publication; a worker that publishes nothing early may ignore it.
         del on_publish
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        # The target's own result has no draft input; on the overlap loop the
+        # scheduler relays it and makes it the batch's spec_info (0.5.23:
+        # managers/scheduler.py:4752-4756), so an empty one goes back.
+        result.next_draft_input = EagleDraftInput()
+        return result

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sglang.srt.speculative.base_spec_worker import BaseSpecWorker
 from sglang.srt.speculative.draft_worker_common import build_draft_tp_worker
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 
 from tiny_draft.draft import TinyDraftWorker
 
@@ -72,4 +73,9 @@ class TinyDraftSpecWorker(BaseSpecWorker):
         # target) needs a GPU; this runs the target alone, which is always
         # correct: nothing drafted, nothing rejected.
         del on_publish
-        return self.target_worker.forward_batch_generation(batch)
+        result = self.target_worker.forward_batch_generation(batch)
+        # The target's own result has no draft input; on the overlap loop the
+        # scheduler relays it and makes it the batch's spec_info (0.5.23:
+        # managers/scheduler.py:4752-4756), so an empty one goes back.
+        result.next_draft_input = EagleDraftInput()
+        return result

@@ -182,7 +182,7 @@ class RuntimeFinding:
 #: (the replay could not go on: an exception inside the plugin's own code or
 #: inside sglang's with its stand-ins; a blind spot, never a failure).
 ReplayKind = Literal[
-    "registration", "factory", "constructor", "raised", "missing", "kind", "signature", "async", "generator", "draft", "stopped"
+    "registration", "factory", "constructor", "raised", "missing", "kind", "signature", "async", "generator", "draft", "stopped", "result"
 ]
 
 

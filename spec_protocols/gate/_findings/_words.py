@@ -118,6 +118,7 @@ _REPLAY_LEADS: Mapping[str, str] = {
     "generator": "on the instance sglang builds, it is a generator function where sglang wants the call to do the work",
     "draft": "build_draft_tp_worker cannot build the draft worker class it was given",
     "stopped": "the replay stopped before sglang's calls (not a failure: another checker decides)",
+    "result": "what it returns lacks what sglang does with it",
 }
 
 

@@ -37,6 +37,7 @@ import os
 import re
 import sys
 import traceback
+import unittest.mock
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,7 @@ from spec_protocols.gate._checkers._replay._boundary import Blame, Sides, blame
 from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
 from spec_protocols.gate._checkers._replay._defaults import kept_default_findings
 from spec_protocols.gate._checkers._replay._instance import Fetched, fetch_members
+from spec_protocols.gate._checkers._replay._result import Use, judge, overlap_result_uses
 from spec_protocols.gate._checkers._replay._standins import Standins
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass
 from spec_protocols.gate._findings import ReplayFinding
@@ -68,6 +70,35 @@ _ALGORITHM_CALLS = "the scheduler, the model runner and the overlap utilities (s
 #: The keywords of the scheduler's construction where the release does not say (0.5.23's).
 _CONSTRUCTOR_KEYWORDS = ("server_args", "gpu_id", "nccl_port", "target_worker")
 _PLUGIN_GROUP = "sglang.srt.plugins"
+_RUN_BATCH = "managers/scheduler.py: Scheduler.run_batch, overlap loop"
+
+
+@functools.lru_cache(maxsize=1)
+def _result_uses() -> tuple[Use, ...]:
+    """What the release's overlap branch does with the spec worker's result (read once per process)."""
+    import sglang
+
+    return overlap_result_uses(Path(sglang.__file__).resolve().parent / "srt")
+
+
+def _predicate(spec: object, name: str) -> bool | None:
+    """The algorithm object's ``name()``, as sglang asks it; None where it cannot say."""
+    try:
+        told = getattr(spec, name)()
+    except Exception:  # noqa: BLE001 - the algorithm object's own replay says so
+        return None
+    return told if isinstance(told, bool) else None
+
+
+def _where_defined(value: object) -> str:
+    inner: object = getattr(value, "__func__", value)
+    try:
+        function = inspect.unwrap(inner)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+        file = inspect.getsourcefile(function)
+        _, line = inspect.getsourcelines(function)
+    except (OSError, TypeError, ValueError):
+        return ""
+    return f"{file}:{line}" if file else ""
 
 
 @dataclass
@@ -120,6 +151,7 @@ class _Replay:
         self.classes: dict[str, ProbeClass] = {c.target: c for c in request.classes}
         self.branch = OVERLAP
         self.spec: Any = None
+        self.target_standin: Any = None
         self.standins = Standins()
         packages = frozenset(m.partition(".")[0] for m in (*request.modules, *(c.module for c in request.classes)))
         self.sides = Sides(
@@ -266,6 +298,7 @@ class _Replay:
     def _construct(self, name: str, made: object, registered: type | None, args: Any) -> None:
         keywords = self.request.release.constructor_keywords or _CONSTRUCTOR_KEYWORDS
         target_worker = self.standins.target_worker(args)
+        self.target_standin = target_worker
         kwargs = {k: self.standins.keyword(k, args, target_worker) for k in keywords}
         check = _dotted(registered) if registered is not None else None
         if not _binds(made, (), kwargs):
@@ -305,10 +338,65 @@ class _Replay:
         members = release.members.get(ProtocolName.SPEC_WORKER)
         kept = kept_default_findings(instance, draft, members, self.sides, _DEFAULTS_CALLS) if draft is not None else []
         found = [*fetched.findings, *presence, *kept]
+        if self.branch == OVERLAP and ("forward_batch_generation", "call") in fetched.evidence and not any(f.member == "forward_batch_generation" for f in found):
+            found.extend(self._forward_result(instance))
         evidence = _uncontradicted([("__init__", "call"), ("__init__", "exists"), *fetched.evidence], found)
         self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         if draft is not None:
             self._draft_members(draft)
+
+    def _forward_result(self, instance: object) -> list[ReplayFinding]:
+        """``forward_batch_generation`` called as the overlap branch of
+        ``Scheduler.run_batch`` calls it, and what it returns held to what
+        ``run_batch`` then does with it (:mod:`._result`, read from the
+        release's source). The target worker's forward returns a real
+        ``GenerationBatchResult`` with ``next_draft_input=None``, as sglang's
+        does. Whatever the forward raises (its own code, or sglang's on the
+        stand-ins) stops the replay there: the result is unverified, never failed."""
+        uses = _result_uses()
+        if not uses or self.target_standin is None:
+            return []
+        forward: Any = getattr(instance, "forward_batch_generation")
+        self.target_standin.forward_batch_generation.return_value = self.standins.target_result()
+        kwargs: dict[str, object] = {"on_publish": unittest.mock.MagicMock(name="future_map.publish")}
+        if _predicate(self.spec, "supports_grammar_overlap") is True:
+            kwargs["grammar_barrier"] = unittest.mock.MagicMock(name="scheduler._advance_pending_grammar")
+        batch = self.standins.schedule_batch(self.spec)
+        # The plugin's line that returns the value: the last return, into this
+        # frame, of a function of the plugin's (the forward, or what it is bound to).
+        returned: list[str] = []
+        caller = inspect.currentframe()  # the frame that makes the scheduler's call
+        plugin_file = self.sides.plugin_file
+
+        def profile(frame: Any, event: str, arg: object) -> None:
+            if event == "return" and frame.f_back is caller and plugin_file(frame.f_code.co_filename):
+                returned.append(f"{frame.f_code.co_filename}:{frame.f_lineno}")
+
+        sys.setprofile(profile)
+        try:
+            with _quiet():
+                value = forward(batch, **kwargs)
+        except BaseException as error:  # noqa: BLE001 - the plugin's forward on stand-ins: a blind spot, never a failure
+            sys.setprofile(None)
+            judged = blame(error, self.sides, entered=True)
+            said = f"forward_batch_generation raised on the replay's stand-ins, so what it returns is not checked: {judged.said}"
+            return [ReplayFinding("forward_batch_generation", "stopped", said, _RUN_BATCH, judged.where)]
+        finally:
+            sys.setprofile(None)
+        if inspect.isawaitable(value):
+            close = getattr(value, "close", None)
+            if callable(close):
+                close()
+            return []
+        verdict = judge(value, uses, lambda name: _predicate(self.spec, name))
+        if verdict.failed is None:
+            return []
+        at = returned[-1] if returned else _where_defined(forward)
+        said = (
+            f"it returns a {type(value).__name__}; {verdict.said}, and raises there at the first batch"
+            " (the target worker's own result has next_draft_input=None: a worker builds or fills its own)"
+        )
+        return [ReplayFinding("forward_batch_generation", "result", said, _RUN_BATCH, at)]
 
     def _algorithm_members(self, spec: object) -> None:
         """The algorithm object sglang's registry holds (the registration's

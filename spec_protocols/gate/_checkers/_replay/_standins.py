@@ -110,7 +110,7 @@ class Standins:
         spec = getattr(obj, "_spec_class", None)
         if not isinstance(spec, type):
             return True  # a lenient stand-in: never the plugin's fault
-        return hasattr(spec, name) or name in assigned_attributes(spec)
+        return hasattr(spec, name) or name in assigned_attributes(spec) or name in getattr(spec, "__dataclass_fields__", {})
 
     # -- the server arguments ---------------------------------------------------
 
@@ -156,6 +156,31 @@ class Standins:
                 setattr(target, name, mock.MagicMock(name=f"target_worker.{name}"))
         target.server_args = args
         return target
+
+    def target_result(self) -> Any:
+        """What the target worker's ``forward_batch_generation`` returns: a real
+        ``GenerationBatchResult`` built as ``TpModelWorker`` builds its own
+        (managers/tp_worker.py), so ``next_draft_input`` is None."""
+        from sglang.srt.managers.utils import GenerationBatchResult
+
+        made: Any = GenerationBatchResult(
+            logits_output=mock.MagicMock(name="logits_output"), next_token_ids=mock.MagicMock(name="next_token_ids"), can_run_cuda_graph=False
+        )
+        return made
+
+    def schedule_batch(self, spec_algorithm: object) -> Any:
+        """The batch the scheduler hands ``forward_batch_generation``: an autospec of
+        ``ScheduleBatch`` with its dataclass fields and the attributes its source
+        assigns, and the registration's algorithm object as ``spec_algorithm``."""
+        from sglang.srt.managers.schedule_batch import ScheduleBatch
+
+        batch: Any = mock.create_autospec(ScheduleBatch, instance=True)
+        names = set(assigned_attributes(ScheduleBatch)) | set(getattr(ScheduleBatch, "__dataclass_fields__", {}))
+        for name in sorted(names):
+            if not hasattr(ScheduleBatch, name):
+                setattr(batch, name, mock.MagicMock(name=f"batch.{name}"))
+        batch.spec_algorithm = spec_algorithm
+        return batch
 
     def keyword(self, name: str, args: Any, target: Any) -> object:
         """What the scheduler passes for constructor keyword ``name``."""
