@@ -88,7 +88,9 @@ if TYPE_CHECKING:
 # a module below this package, needs none of them on a cached run
 # (docs/performance.md, "The edit loop"). Defined only outside TYPE_CHECKING,
 # so that checkers do not read a module __getattr__ as "any name exists" and
-# still report typos.
+# still report typos. The module of each public name that is not one of the
+# protocols (:data:`_PROTOCOLS`, whose own ``__all__`` lists them):
+_PROTOCOLS = "spec_protocols._protocols"
 _LAZY = {
     "SpecAlgorithmBase": "spec_protocols._algorithm_base",
     "SpecWorkerBase": "spec_protocols._base",
@@ -96,23 +98,6 @@ _LAZY = {
     "draft_worker_class": "spec_protocols._class_decorators",
     "spec_worker_class": "spec_protocols._class_decorators",
     "clear_isinstance_cache": "spec_protocols._isinstance_cache",
-    **dict.fromkeys(
-        (
-            "CALL_SITES",
-            "DraftWorker",
-            "DraftWorkerFactory",
-            "InjectableDraftWorker",
-            "SpecAlgorithm",
-            "SpecWorker",
-            "SpecWorkerFactory",
-            "SupportsDraftModelRunners",
-            "SupportsGrammarOverlap",
-            "SupportsPipelineProxy",
-            "SupportsRequestFinished",
-            "WorkerClassFactory",
-        ),
-        "spec_protocols._protocols",
-    ),
     "get_plan_stream": "spec_protocols._streams",
     "DRAFT_WORKER_CTOR_KEYWORDS": "spec_protocols._injection",
     "TypedDraftWorkerBundle": "spec_protocols._injection",
@@ -137,7 +122,7 @@ if not TYPE_CHECKING:
                 version = "0+unknown"
             globals()["__version__"] = version
             return version
-        module = _LAZY.get(name)
+        module = _LAZY.get(name, _PROTOCOLS if name in __all__ else None)
         if module is None:
             raise AttributeError(f"module 'spec_protocols' has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
@@ -145,4 +130,4 @@ if not TYPE_CHECKING:
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*globals(), *_LAZY})
+        return sorted({*globals(), *__all__})

@@ -17,7 +17,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["cache_dir", "in_installation", "interpreter_path", "search_path", "top_level_location"]
+__all__ = ["Stamp", "cache_dir", "in_installation", "interpreter_path", "search_path", "stamp", "top_level_location"]
+
+#: A file's modification time (ns) and size: what tells that it changed.
+Stamp = tuple[int, int]
 
 
 def cache_dir() -> Path:
@@ -80,3 +83,12 @@ def top_level_location(module: str, file: Path) -> Path:
     for _ in range(depth):
         location = location.parent
     return location
+
+
+def stamp(path: Path) -> Stamp | None:
+    """``path``'s :data:`Stamp`; None where it cannot be read (gone, no permission)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)

@@ -422,15 +422,33 @@ def _distinct(results: Sequence[Result], classes: Mapping[str, DiscoveredClass],
     return renamed
 
 
+_Applicable = list[tuple[CheckerOutcome, dict[Check, Verdict]]]
+
+
+def _applicable_verdicts(outcomes: Sequence[CheckerOutcome]) -> _Applicable:
+    """Each outcome with its verdicts on the checks it applies to; an outcome
+    that applies to none is left out."""
+    # A check a checker does not apply to (the replay's, where nothing registers) is no import it failed.
+    pairs = [(o, {c: v for c, v in o.verdicts.items() if c not in o.inapplicable}) for o in outcomes]
+    return [(o, verdicts) for o, verdicts in pairs if verdicts]
+
+
+def _every_verdict_skipped(applicable: _Applicable) -> bool:
+    return bool(applicable) and all(v is Verdict.SKIPPED for _, verdicts in applicable for v in verdicts.values())
+
+
+def _skip_reasons(applicable: _Applicable, site_checks: Collection[Check]) -> list[str]:
+    """Why the checks that are no injection site were skipped, each reason once, sorted."""
+    return sorted({o.notes[check] for o, verdicts in applicable for check in verdicts if check in o.notes and check not in site_checks})
+
+
 def _importing_skipped_everything(outcomes: Sequence[CheckerOutcome], site_checks: Collection[Check]) -> str | None:
     """One line, with the fix, when the checkers that import the target could
     not import anything (an injection site, an expression, is no import to make)."""
-    # A check a checker does not apply to (the replay's, where nothing registers) is no import it failed.
-    applicable = [(o, {c: v for c, v in o.verdicts.items() if c not in o.inapplicable}) for o in outcomes]
-    applicable = [(o, verdicts) for o, verdicts in applicable if verdicts]
-    if not applicable or any(v is not Verdict.SKIPPED for _, verdicts in applicable for v in verdicts.values()):
+    applicable = _applicable_verdicts(outcomes)
+    if not _every_verdict_skipped(applicable):
         return None
-    reasons = sorted({o.notes[check] for o, verdicts in applicable for check in verdicts if check in o.notes and check not in site_checks})
+    reasons = _skip_reasons(applicable, site_checks)
     names = tuple(dict.fromkeys(o.checker for o, _ in applicable))
     return messages.importing_skipped_note(names, reasons[0]) if reasons else None
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -13,7 +15,7 @@ if TYPE_CHECKING:
     from spec_protocols.gate._harness import CheckInput
     from spec_protocols.gate._model import CheckerOutcome
 
-__all__ = ["Checker", "Identity", "StandsFor", "WarmChecker"]
+__all__ = ["Checker", "Identity", "StandsFor", "ThisPackage", "WarmChecker"]
 
 
 class Identity(Protocol):
@@ -71,6 +73,31 @@ class WarmChecker(Checker, Protocol):
     """A checker of the watch mode: it holds processes between rounds, which ``close`` ends."""
 
     def close(self) -> None: ...
+
+
+class ThisPackage:
+    """The identity shared by the checkers this package is itself (the runtime
+    and the replay checker): they import the target and read no harness, have
+    no dialect and no pin, and this package's version, run by this
+    interpreter, is theirs."""
+
+    reads_harness = False
+    imports_target = True
+    dialect = None
+    pin = None
+
+    def version(self) -> str:
+        return _this_package_version()
+
+    def distributed(self) -> bool:
+        return True  # this package's own version, which the installed distributions list
+
+
+@cache
+def _this_package_version() -> str:
+    from spec_protocols import __version__
+
+    return f"{__version__} (Python {platform.python_version()})"
 
 
 _I = TypeVar("_I", bound=Identity)

@@ -8,15 +8,18 @@ configurations): a missing executable or a timeout is a ``GateError`` (exit
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from spec_protocols.gate._model import CheckerCrashed, GateError
 
-__all__ = ["Invocation", "Reported", "crash", "first_error_line", "run_command"]
+__all__ = ["Invocation", "Reported", "crash", "executable", "first_error_line", "run_command"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +87,13 @@ def crash(
         line = text.splitlines()[-1].strip() if text else "no output"
     output = f"exit status {proc.returncode}\n--- stdout\n{proc.stdout or ''}\n--- stderr\n{proc.stderr or ''}"
     return CheckerCrashed(checker, ended or f"exit {proc.returncode}", line, output)
+
+
+def executable(program: str, install: str) -> str:
+    """``program`` next to this interpreter, else on PATH; not found:
+    :class:`GateError`, saying ``install`` (how to install it)."""
+    here = Path(sys.executable).parent
+    found = shutil.which(program, path=os.pathsep.join([str(here), os.environ.get("PATH", "")]))
+    if found is None:
+        raise GateError(f"{program} is not installed: {install}")
+    return found

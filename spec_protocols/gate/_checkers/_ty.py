@@ -33,11 +33,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from spec_protocols.gate._checkers._dialect import Dialect, Said
-from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
+from spec_protocols.gate._checkers._process import Invocation, Reported, crash, executable, first_error_line, run_command
 from spec_protocols.gate._checkers._registry import CheckerName
 from spec_protocols.gate._checkers._static_checker import StaticChecker
 from spec_protocols.gate._harness import SITE_FUNCTION, CheckInput, StaticInput, static_view
-from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import cache_dir
 
 __all__ = ["CHECKER", "DIALECT", "invoke_ty"]
@@ -75,11 +74,7 @@ _ERRORS = frozenset({"major", "critical", "blocker"})
 
 def find_ty() -> str:
     """The ty executable next to this interpreter, else on PATH."""
-    here = Path(sys.executable).parent
-    found = shutil.which("ty", path=os.pathsep.join([str(here), os.environ.get("PATH", "")]))
-    if found is None:
-        raise GateError("ty is not installed: pip install 'spec-protocols[ty]'")
-    return found
+    return executable("ty", "pip install 'spec-protocols[ty]'")
 
 
 def invoke_ty(files: list[Path], *, cwd: Path, timeout: float, python: Path, search: list[Path]) -> Invocation:

@@ -291,14 +291,21 @@ def prune(root: Path) -> list[str]:
     wheels = unpacked_wheels(root)
     if not wheels:
         return ["nothing to prune: no fetched wheel whose source is unpacked"]
-    freed = sum(map(_size, wheels))
-    for wheel in wheels:
-        _delete(wheel)
+    freed = _delete_all(wheels)
     return [f"deleted {_counted(len(wheels), 'fetched wheels')} whose source is unpacked ({human(freed)})"]
 
 
-def clear(root: Path, kinds: Sequence[str]) -> list[str]:
-    """Delete the ``kinds`` named (none: every kind, then the folder if that leaves it empty); what was done, in lines."""
+def _delete_all(paths: Sequence[Path]) -> int:
+    """Delete ``paths``; the bytes they took."""
+    freed = sum(map(_size, paths))
+    for path in paths:
+        _delete(path)
+    return freed
+
+
+def _chosen_kinds(root: Path, kinds: Sequence[str]) -> list[Kind]:
+    """The kinds present in ``root`` that ``kinds`` names (none named: every
+    kind present); a name neither a kind nor a checker's folder is an error."""
     present = {kind.name: kind for kind in kinds_in(root)}
     unknown = [name for name in kinds if name not in present and not _is_checker_folder(name)]
     if unknown:
@@ -306,22 +313,30 @@ def clear(root: Path, kinds: Sequence[str]) -> list[str]:
             f"no cache kind named {unknown[0]!r}; the kinds: {', '.join(k.name for k in KINDS)}, "
             "and a checker's own folder (spec-protocols cache lists those it has)"
         )
-    chosen = [present[name] for name in kinds if name in present] if kinds else list(present.values())
-    done: list[str] = []
-    for kind in chosen:
-        paths = kind.paths(root)
-        if not paths:
-            continue
-        freed = sum(map(_size, paths))
-        for path in paths:
-            _delete(path)
-        done.append(f"deleted {kind.name} ({human(freed)})")
+    return [present[name] for name in kinds if name in present] if kinds else list(present.values())
+
+
+def _delete_kind(root: Path, kind: Kind) -> str | None:
+    """Delete one kind's paths; the line that says so, or None where it had none."""
+    paths = kind.paths(root)
+    if not paths:
+        return None
+    return f"deleted {kind.name} ({human(_delete_all(paths))})"
+
+
+def _remove_emptied_folders(root: Path) -> list[str]:
+    """After every kind is deleted: remove the folders left empty; a line where the cache folder stays."""
+    for folder in (root / "sglang", root):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+    return [f"kept {root}: it holds what no kind names (spec-protocols cache lists it as other)"] if root.exists() else []
+
+
+def clear(root: Path, kinds: Sequence[str]) -> list[str]:
+    """Delete the ``kinds`` named (none: every kind, then the folder if that leaves it empty); what was done, in lines."""
+    done = [line for kind in _chosen_kinds(root, kinds) if (line := _delete_kind(root, kind)) is not None]
     if not kinds and root.is_dir():
-        for folder in (root / "sglang", root):
-            if folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
-        if root.exists():
-            done.append(f"kept {root}: it holds what no kind names (spec-protocols cache lists it as other)")
+        done += _remove_emptied_folders(root)
     return done or ["nothing to delete"]
 
 

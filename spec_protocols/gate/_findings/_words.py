@@ -18,16 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import singledispatch
 
-from spec_protocols.gate._findings._values import (
-    AnyFinding,
-    BodyDiagnostics,
-    ClassDiagnostic,
-    Finding,
-    Got,
-    ReplayFinding,
-    RuntimeFinding,
-    Wrong,
-)
+from spec_protocols.gate._findings._values import AnyFinding, BodyDiagnostics, ClassDiagnostic, Finding, Got, ReplayFinding, RuntimeFinding, Wrong
 from spec_protocols.gate._model import ABSTRACT_BASE_NOTE
 
 __all__ = ["change", "compose", "got_text", "message"]

@@ -24,31 +24,22 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from spec_protocols.gate._model import ReadSet
+from spec_protocols.gate._paths import Stamp, stamp
 
 __all__ = ["SLOW_EVERY", "Snapshot", "WatchSet", "changed_paths", "snapshot", "wait_for_change"]
 
 #: Slow folders are listed on one poll in this many.
 SLOW_EVERY = 20
 
-#: A path's state: ``(mtime_ns, size)``.
-Stat = tuple[int, int]
 #: Every watched path and its state (a missing file is absent).
-Snapshot = Mapping[Path, Stat]
+Snapshot = Mapping[Path, Stamp]
 
 
 #: What a watch polls: what the last good round read.
 WatchSet = ReadSet
 
 
-def _stat(path: Path) -> Stat | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_size)
-
-
-def _walk(folder: Path, into: dict[Path, Stat]) -> None:
+def _walk(folder: Path, into: dict[Path, Stamp]) -> None:
     """Every ``*.py`` and ``*.pyi`` below ``folder`` (``__pycache__`` and hidden folders aside)."""
     try:
         entries = list(os.scandir(folder))
@@ -66,12 +57,12 @@ def _walk(folder: Path, into: dict[Path, Stat]) -> None:
             continue
 
 
-def snapshot(watched: WatchSet, *, slow: bool = True, previous: Snapshot | None = None) -> dict[Path, Stat]:
+def snapshot(watched: WatchSet, *, slow: bool = True, previous: Snapshot | None = None) -> dict[Path, Stamp]:
     """The state of everything ``watched`` names; ``slow=False`` keeps the slow
     folders' entries from ``previous`` instead of listing them again."""
-    state: dict[Path, Stat] = {}
+    state: dict[Path, Stamp] = {}
     for file in watched.files:
-        stat = _stat(file)
+        stat = stamp(file)
         if stat is not None:
             state[file] = stat
     for folder in watched.folders:
@@ -100,7 +91,7 @@ def wait_for_change(
     interval: float = 0.1,
     debounce: float = 0.1,
     stop: threading.Event | None = None,
-) -> tuple[list[Path], dict[Path, Stat]] | None:
+) -> tuple[list[Path], dict[Path, Stamp]] | None:
     """Block until something in ``watched`` differs from ``before`` and then
     stays put for ``debounce`` seconds; what changed and the new snapshot.
     None when ``stop`` is set first."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -31,7 +30,7 @@ from typing import Any, cast
 
 from spec_protocols._releases import pin_constants
 from spec_protocols.gate._checkers._dialect import Dialect, Said
-from spec_protocols.gate._checkers._process import Invocation, Reported, crash, first_error_line, run_command
+from spec_protocols.gate._checkers._process import Invocation, Reported, crash, executable, first_error_line, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput, static_view
 from spec_protocols.gate._model import GateError
 
@@ -78,11 +77,7 @@ DIALECT = Dialect(
 
 def find_pyright() -> str:
     """The pyright executable next to this interpreter, else on PATH."""
-    here = Path(sys.executable).parent
-    found = shutil.which("pyright", path=os.pathsep.join([str(here), os.environ.get("PATH", "")]))
-    if found is None:
-        raise GateError("pyright is not installed: pip install 'spec-protocols[checkers]'")
-    return found
+    return executable("pyright", "pip install 'spec-protocols[checkers]'")
 
 
 def invoke_pyright(

@@ -36,22 +36,13 @@ from spec_protocols.gate._checkers._process import Invocation, Reported
 from spec_protocols.gate._checkers._pyright._oneshot import find_pyright, pyright_config
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError
-from spec_protocols.gate._paths import in_installation
+from spec_protocols.gate._paths import Stamp, in_installation, stamp
 from spec_protocols.gate._source import find_module_file
 from spec_protocols.gate._checkers._pyright._lsp import LspClient, LspError
 
 __all__ = ["PyrightServer"]
 
 _SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
-_STAT = tuple[int, int]
-
-
-def _stat(path: Path) -> _STAT | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_size)
 
 
 def _langserver() -> str:
@@ -84,7 +75,7 @@ class PyrightServer:
         self._client: LspClient | None = None
         self._config = ""
         self._open: dict[Path, tuple[int, str]] = {}
-        self._unopened: dict[Path, _STAT | None] = {}
+        self._unopened: dict[Path, Stamp | None] = {}
 
     # -- the rounds -------------------------------------------------------
 
@@ -95,7 +86,7 @@ class PyrightServer:
         text = json.dumps(config, indent=2)
         include = [(static.workdir / str(p)).resolve() for p in cast(list[str], config["include"])]
         local, unopened = self._files(check_input, include)
-        stale = {f: _stat(f) for f in unopened} != self._unopened
+        stale = {f: stamp(f) for f in unopened} != self._unopened
         if self._client is None or not self._client.alive or text != self._config or stale:
             self._restart(text, unopened)
         client = self._client
@@ -171,7 +162,7 @@ class PyrightServer:
         self._client = client
         self._config = config_text
         self._open = {}
-        self._unopened = {f: _stat(f) for f in unopened}
+        self._unopened = {f: stamp(f) for f in unopened}
 
     def _sync(self, client: LspClient, files: list[Path]) -> None:
         """Open ``files``, send those whose text changed, close those no longer wanted."""

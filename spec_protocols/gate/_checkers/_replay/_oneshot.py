@@ -5,15 +5,14 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 
+from spec_protocols.gate._checkers._interface import ThisPackage
 from spec_protocols.gate._checkers._registry import CheckerName
 from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, read_answer, request_text
 from spec_protocols.gate._checkers._runtime._oneshot import item_of, release_of
@@ -31,7 +30,7 @@ _DRIVER = "spec_protocols.gate._checkers._replay._driver"
 _PLUGIN_GROUP = "sglang.srt.plugins"
 
 
-class ReplayChecker:
+class ReplayChecker(ThisPackage):
     """The replay checker: registers the plugin as sglang does, builds what it
     registers with the scheduler's call and stand-ins for sglang's side, and
     fetches and binds every member sglang uses on the instance."""
@@ -40,16 +39,6 @@ class ReplayChecker:
     label = LABEL
     #: Its words name sglang's call and the exception, not the expected signature: they lead after the runtime checker's.
     rank = 3
-    reads_harness = False
-    imports_target = True
-    dialect = None
-    pin = None
-
-    def version(self) -> str:
-        return _version()
-
-    def distributed(self) -> bool:
-        return True  # this package's own version, which the installed distributions list
 
     def run(self, check_input: CheckInput, started: StartedDriver | None = None) -> CheckerOutcome:
         """The replay of ``check_input``'s plugin; ``started``: a driver started in
@@ -331,11 +320,3 @@ def _answer_of(request: ReplayRequest, proc: subprocess.Popen[bytes], stderr_fil
         tail = stderr_file.read_bytes()[-2000:].decode(errors="replace").strip().splitlines()
         last = tail[-1] if tail else f"exit {proc.returncode}"
         return ReplayAnswer(failure=f"the replay's process ended without an answer ({last})")
-
-
-@cache
-def _version() -> str:
-    from spec_protocols import __version__
-
-    return f"{__version__} (Python {platform.python_version()})"
-

@@ -27,7 +27,6 @@ a crash in one line. A timeout (the whole run, all probes together) is a
 
 from __future__ import annotations
 
-import platform
 import signal
 import subprocess
 import sys
@@ -35,7 +34,6 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import cast
 from pathlib import Path
 from spec_protocols.gate._checkers._runtime._channel import (
@@ -53,6 +51,7 @@ from spec_protocols.gate._checkers._runtime._channel import (
 )
 from spec_protocols.gate._contract import CallShape, ReleaseTerms, release_terms
 from spec_protocols.gate._harness import CheckInput, built_by
+from spec_protocols.gate._checkers._interface import ThisPackage
 from spec_protocols.gate._checkers._registry import CheckerName
 from spec_protocols.gate._findings import RuntimeFinding, message
 from spec_protocols.gate._model import (
@@ -392,7 +391,7 @@ def _last_line(tail: str) -> str:
     return lines[-1]
 
 
-class RuntimeChecker:
+class RuntimeChecker(ThisPackage):
     """The runtime checker: imports the target in a subprocess and runs
     ``verify_conformance`` / ``validate_draft_worker_cls`` on its classes."""
 
@@ -400,17 +399,6 @@ class RuntimeChecker:
     label = LABEL
     #: Its messages carry no expected/got signatures: they lead after the static checkers'.
     rank = 2
-    reads_harness = False
-    imports_target = True
-    dialect = None
-    pin = None
-
-    def version(self) -> str:
-        return _version()
-
-    def distributed(self) -> bool:
-        return True  # this package's own version, which the installed distributions list
-
 
     def run(self, check_input: CheckInput) -> CheckerOutcome:
         return self.run_with(check_input, None)
@@ -436,13 +424,3 @@ class RuntimeChecker:
             scan_modules=found.runtime_built,
             launch=launch,
         )
-
-
-@cache
-def _version() -> str:
-    # The runtime checker is this package's verify_conformance, run by this
-    # interpreter: both decide its verdicts.
-    from spec_protocols import __version__
-
-    return f"{__version__} (Python {platform.python_version()})"
-

@@ -108,13 +108,7 @@ def _init_attributes(cls: ast.ClassDef) -> set[str]:
 def _candidates(tree: ReleaseTree, vocabulary: list[str]) -> Iterator[Module]:
     """The modules of ``sglang/srt`` whose text names one of the members."""
     pattern = re.compile(r"(?:\bdef |\.)(?:" + "|".join(map(re.escape, vocabulary)) + r")\b")
-    for path in sorted(tree.srt.rglob("*.py")):
-        text = tree.text(path)
-        if text is None or not pattern.search(text):
-            continue
-        module = tree.module_at(path)
-        if module is not None:
-            yield module
+    return tree.modules_among(sorted(tree.srt.rglob("*.py")), pattern)
 
 
 def _defined_elsewhere(modules: list[Module], vocabulary: list[str], owners: set[tuple[str, str]]) -> frozenset[str]:

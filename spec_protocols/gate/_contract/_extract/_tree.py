@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +91,18 @@ class ReleaseTree:
         directory = self.srt / folder
         return sorted(directory.rglob("*.py")) if directory.is_dir() else []
 
+    def modules_among(self, paths: Iterable[Path], pattern: re.Pattern[str]) -> Iterator[Module]:
+        """The parsed modules of ``paths`` whose text matches ``pattern``, in
+        their order. The regex is a cheap filter: only the files that can
+        hold what is sought are parsed."""
+        for path in paths:
+            text = self.text(path)
+            if text is None or not pattern.search(text):
+                continue
+            module = self.module_at(path)
+            if module is not None:
+                yield module
+
     @property
     def algorithms(self) -> Algorithms:
         """The predicates of the release's ``SpeculativeAlgorithm``."""
@@ -102,18 +114,9 @@ class ReleaseTree:
 
 def modules_matching(tree: ReleaseTree, preferred: str, pattern: re.Pattern[str]) -> Iterator[Module]:
     """The parsed modules of ``speculative/`` whose text matches ``pattern``,
-    ``speculative/<preferred>`` first. The regex is a cheap filter: only the
-    few files that can define the name are parsed."""
+    ``speculative/<preferred>`` first."""
     candidates = [tree.srt / "speculative" / preferred, *tree.files_under("speculative")]
-    for path in dict.fromkeys(candidates):
-        if not path.is_file():
-            continue
-        text = tree.text(path)
-        if text is None or not pattern.search(text):
-            continue
-        module = tree.module_at(path)
-        if module is not None:
-            yield module
+    return tree.modules_among((path for path in dict.fromkeys(candidates) if path.is_file()), pattern)
 
 
 def find_class(tree: ReleaseTree, preferred: str, name: str) -> tuple[Module, ast.ClassDef] | None:
