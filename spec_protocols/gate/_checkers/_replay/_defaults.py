@@ -21,7 +21,7 @@ and is not a finding.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from unittest import mock
@@ -88,7 +88,7 @@ def _standin_arguments(signature: inspect.Signature) -> tuple[list[object], dict
 
 
 @contextmanager
-def _binding_only(draft: object) -> Iterator[None]:
+def _binding_only(draft: object) -> Generator[None]:
     """``draft``'s methods of the ``DraftWorker`` protocol replaced, on the
     instance, by ones that only bind their arguments; put back after."""
     placed: list[tuple[str, bool, object]] = []
@@ -100,20 +100,18 @@ def _binding_only(draft: object) -> Iterator[None]:
     try:
         yield
     finally:
+        namespace = _namespace(draft) if placed else {}
         for name, had, old in reversed(placed):
-            try:
-                if had:
-                    vars(draft)[name] = old
-                else:
-                    del vars(draft)[name]
-            except (TypeError, KeyError):
-                pass
+            if had:
+                namespace[name] = old
+            else:
+                namespace.pop(name, None)
 
 
 def _place(draft: object, name: str) -> list[tuple[str, bool, object]]:
     try:
         real: object = getattr(draft, name)
-        namespace: dict[str, Any] = vars(draft)
+        namespace = _namespace(draft)
     except Exception:  # noqa: BLE001 - no such member, or no instance namespace (__slots__): left as it is
         return []
     if not callable(real):
@@ -125,6 +123,11 @@ def _place(draft: object, name: str) -> list[tuple[str, bool, object]]:
     had, old = name in namespace, namespace.get(name)
     namespace[name] = _binder(real, signature)
     return [(name, had, old)]
+
+
+def _namespace(obj: object) -> dict[str, Any]:
+    """The instance's own namespace (its ``__dict__``); ``TypeError`` where it has none."""
+    return vars(obj)
 
 
 def _binder(real: Callable[..., object], signature: inspect.Signature) -> Callable[..., object]:

@@ -135,6 +135,10 @@ class _Built:
     draft: object = None
 
 
+def _type_of(obj: object) -> type:
+    return type(obj)
+
+
 def _dotted(obj: object) -> str:
     cls = obj if isinstance(obj, type) else type(obj)
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -268,7 +272,7 @@ class _Replay:
         except BaseException as error:  # noqa: BLE001
             if isinstance(error, TypeError) and callable(factory) and not _binds(factory, (args,), {}):
                 finding = ReplayFinding(None, "factory", f"it calls factory(server_args) positionally: {_one_line(error)}", CREATE_SITE)
-                algorithm = self._target_of(type(spec))
+                algorithm = self._target_of(_type_of(spec))
                 if algorithm is not None and ProtocolName.SPEC_ALGORITHM in self.classes[algorithm].protocols:
                     # The registration's own row says it, once; the classes it would have handed over were never built.
                     self._result(algorithm, ProtocolName.SPEC_ALGORITHM, Verdict.FAIL, [replace(finding, member="factory")])
@@ -277,8 +281,9 @@ class _Replay:
                 else:
                     self._fail_or_note(targets, finding, name)
             else:
-                for target in targets or (None,):
-                    self._blame(target, error, CREATE_SITE, name, entered=True)
+                blamed: list[str | None] = [*targets] or [None]
+                for who in blamed:
+                    self._blame(who, error, CREATE_SITE, name, entered=True)
             return None
         if made is None or not callable(made):
             finding = ReplayFinding(None, "factory", f"the factory returned {made!r:.60}, which the scheduler cannot call", CREATE_SITE)
@@ -402,7 +407,7 @@ class _Replay:
         """The algorithm object sglang's registry holds (the registration's
         ``spec_class``, else ``CustomSpecAlgo``), fetched and bound as the
         scheduler, the model runner and the overlap utilities call it."""
-        target = self._target_of(type(spec))
+        target = self._target_of(_type_of(spec))
         if target is None or ProtocolName.SPEC_ALGORITHM not in self.classes[target].protocols:
             return
         protocol = getattr(spec_protocols, ProtocolName.SPEC_ALGORITHM, None)

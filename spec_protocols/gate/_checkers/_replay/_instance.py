@@ -111,15 +111,19 @@ def _dispatched(instance: object, name: str, wanted: Found, value: object) -> ob
     what sglang's call meets (for the type the protocol declares that
     argument as; the default implementation where that type is not known)."""
     try:
-        static = inspect.getattr_static(type(instance), name)
+        static: object = inspect.getattr_static(type(instance), name)
     except AttributeError:
         return value
-    if not isinstance(static, functools.singledispatchmethod):
+    if not _is_singledispatchmethod(static):
         return value
-    method: functools.singledispatchmethod[Any] = static
-    implementation = method.dispatcher.dispatch(_first_argument_type(wanted))
-    bind = getattr(implementation, "__get__", None)
+    dispatcher: Any = getattr(static, "dispatcher")  # noqa: B009 - a singledispatchmethod of any implementation
+    implementation: object = dispatcher.dispatch(_first_argument_type(wanted))
+    bind: object = getattr(implementation, "__get__", None)
     return bind(instance, type(instance)) if callable(bind) else implementation
+
+
+def _is_singledispatchmethod(obj: object) -> bool:
+    return isinstance(obj, functools.singledispatchmethod)
 
 
 def _first_argument_type(wanted: Found) -> type:
