@@ -273,13 +273,10 @@ class _Replay:
             if isinstance(error, TypeError) and callable(factory) and not _binds(factory, (args,), {}):
                 finding = ReplayFinding(None, "factory", f"it calls factory(server_args) positionally: {_one_line(error)}", CREATE_SITE)
                 algorithm = self._target_of(_type_of(spec))
-                if algorithm is not None and ProtocolName.SPEC_ALGORITHM in self.classes[algorithm].protocols:
-                    # The registration's own row says it, once; the classes it would have handed over were never built.
+                if algorithm is not None:
+                    # The registration's row, and each class it would have handed over: sglang never builds them.
                     self._result(algorithm, ProtocolName.SPEC_ALGORITHM, Verdict.FAIL, [replace(finding, member="factory")])
-                    for target in targets:
-                        self._skip(target, f"create_worker never returns it: the factory of the registration {name!r} fails (its SpecAlgorithm row)")
-                else:
-                    self._fail_or_note(targets, finding, name)
+                self._fail_or_note(targets, finding, name)
             else:
                 blamed: list[str | None] = [*targets] or [None]
                 for who in blamed:
@@ -496,10 +493,6 @@ class _Replay:
             self.algorithms[name] = f"{kind}: {judged.said}"
             return
         self._result(check, ProtocolName.SPEC_WORKER, Verdict.FAIL if kind == "raised" else Verdict.UNVERIFIED, [finding])
-
-    def _skip(self, target: str, note: str) -> None:
-        if target in self.classes and ProtocolName.SPEC_WORKER in self.classes[target].protocols:
-            self.results.add(target, ProtocolName.SPEC_WORKER, Verdict.SKIPPED, note=note)
 
     def _fail_or_note(self, targets: Sequence[str], finding: ReplayFinding, name: str) -> None:
         if not targets:
