@@ -96,6 +96,7 @@ def test_the_walkthrough_passes_the_gate() -> None:
     report = run_gate([str(WALKTHROUGH / "tiny_draft")])
     verdicts = {(r.check.target, r.check.protocol): r.verdict.value for r in report.results}
     assert verdicts == {
+        ("tiny_draft.algorithm.TinyDraftAlgorithm", "SpecAlgorithm"): "pass",
         ("tiny_draft.draft.TinyDraftWorker", "DraftWorker"): "pass",
         ("tiny_draft.draft.TinyDraftWorker", "DraftWorkerFactory"): "pass",
         ("tiny_draft.worker.TinyDraftSpecWorker", "SpecWorker"): "pass",
