@@ -138,7 +138,8 @@ def test_the_text_report_shows_the_leading_problem_whole(author: tuple[Path, Gat
     shown = " ".join(line.strip() for line in block)
     problem = _forward_problems(report, "OwnWorker")["pyright"]
     line = _def_line(folder / "algo.py", "def forward_batch_generation")
-    assert shown.startswith(f"pyright: forward_batch_generation ({folder / 'algo.py'}:{line}): {problem.message}")
+    # One problem, in the leading checker's words, naming the other checker that reports it there.
+    assert shown.startswith(f"pyright (and mypy): forward_batch_generation ({folder / 'algo.py'}:{line}): {problem.message}")
     assert "..." not in shown.replace("= ...", "")
 
 
