@@ -11,7 +11,7 @@ export PYTHONPATH="$PWD/plugins"
 TARGETS=$(cat targets.txt)
 if [ "${REBUILD_TRUTH:-0}" = 1 ]; then
   "$PY" truth/driver.py 2> /dev/null && "$PY" truth/make_truth.py || exit 2
-  "$PY" truth/driver_result.py 2> /dev/null && "$PY" truth/make_truth_result.py || exit 2
+  READ_RESULT=1 "$PY" truth/driver.py 2> /dev/null && "$PY" truth/make_truth.py --result || exit 2
 fi
 out=$(mktemp -d)
 "$GATE" check $TARGETS --format json --no-cache --checker runtime --checker mypy --checker pyright > "$out/before.json" 2> "$out/before.err"

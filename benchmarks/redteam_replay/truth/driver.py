@@ -1,7 +1,9 @@
 """Independent truth driver: replays sglang 0.5.23's own call sequence on each
 plugin's worker INSTANCES, in a fresh subprocess per plugin.
 
-Usage: python driver.py            -> writes truth.json beside this folder
+Usage: python driver.py            -> writes truth/raw.json (then make_truth.py: truth.json)
+       READ_RESULT=1 python driver.py -> also reads a forward's result as the overlap loop does
+                                          (truth/raw_result.json; make_truth.py --result: truth_result.json)
        python driver.py --one MOD  -> (internal) one plugin, JSON on stdout
 
 Call sites replayed (sglang 0.5.23, site-packages/sglang/srt/):
@@ -35,6 +37,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+#: Whether to read what the overlap loop reads of a forward's result (inherited by each plugin's process).
+READ_RESULT = os.environ.get("READ_RESULT") == "1"
 ROOT = os.path.dirname(HERE)
 PLUGINS = os.path.join(ROOT, "plugins")
 
@@ -249,6 +253,10 @@ def run_one(modname: str) -> dict:
         rec["class"] = cname(target) if isinstance(target, type) else repr(target)
         target_worker = mock.create_autospec(TpModelWorker, instance=True)
         target_worker.model_runner = make_runner(spec_algorithm=spec)
+        if READ_RESULT:
+            # The target worker's own result carries no draft input (managers/utils.py: next_draft_input=None).
+            from sglang.srt.managers.utils import GenerationBatchResult as _GBR
+            target_worker.forward_batch_generation.side_effect = lambda *a, **k: _GBR(logits_output=None, next_token_ids=None, can_run_cuda_graph=False)
         n_before = len(built_drafts)
         try:
             inst = factory_result(server_args=sa, gpu_id=0, nccl_port=29500, target_worker=target_worker)
@@ -297,7 +305,17 @@ def run_one(modname: str) -> dict:
             kwargs = {"on_publish": functools.partial(lambda idx, lens: None, batch.req_pool_indices)}
             if spec.supports_grammar_overlap():
                 kwargs["grammar_barrier"] = lambda: None
-            c("forward_batch_generation", (batch,), kwargs, "scheduler.py:4704 run_batch (overlap)")
+            if c("forward_batch_generation", (batch,), kwargs, "scheduler.py:4704 run_batch (overlap)") is None and READ_RESULT:
+                # What run_batch's overlap branch then does with the result (scheduler.py:4712-4756).
+                try:
+                    res = inst.forward_batch_generation(batch, **kwargs)
+                    res.extra_keep_alive_refs
+                    res.delay_sample_func
+                    res.next_draft_input.dsa_topk_indices
+                except AttributeError as e:
+                    P.append(f"forward_batch_generation result: {type(e).__name__}: {e} [scheduler.py:4712-4754 run_batch (overlap)]")
+                except Exception:  # noqa: BLE001 - raised inside the worker's own forward: not this check
+                    pass
             if runner is not None:
                 try:
                     runner.shared_read_done_event
@@ -380,7 +398,8 @@ def main():
         for r in res["results"]:
             print(f"{r['class']:55s} {r['protocol']:19s} {'broken' if r['problems'] else 'works'}"
                   + ("".join("\n      - " + x for x in r["problems"])), file=sys.stderr)
-    with open(os.path.join(HERE, "raw.json" if not only else "raw_partial.json"), "w") as f:
+    stem = "raw_result" if READ_RESULT else "raw"
+    with open(os.path.join(HERE, f"{stem}.json" if not only else f"{stem}_partial.json"), "w") as f:
         json.dump(all_out, f, indent=1)
 
 

@@ -1,7 +1,11 @@
-"""raw.json (driver output) + documented hand decisions -> truth.json beside this folder"""
+"""raw.json (driver output) + documented hand decisions -> truth.json beside this folder
+(--result: raw_result.json -> truth_result.json)"""
 import json, os
 HERE = os.path.dirname(os.path.abspath(__file__))
-raw = json.load(open(os.path.join(HERE, "raw.json")))
+import sys
+
+STEM = "_result" if "--result" in sys.argv[1:] else ""
+raw = json.load(open(os.path.join(HERE, f"raw{STEM}.json")))
 
 # Hand decisions where the driver cannot construct an instance (documented why).
 HAND = {
@@ -38,6 +42,6 @@ for mod in raw:
         verdicts.append({"class": r["class"], "protocol": r["protocol"], "truth": truth,
                          "reason": reason, "decided_by": how, "algo": r.get("algo"),
                          "path": r.get("path"), "module": mod["module"]})
-json.dump({"sglang": "0.5.23", "verdicts": verdicts}, open(os.path.join(os.path.dirname(HERE), "truth.json"), "w"), indent=1)
+json.dump({"sglang": "0.5.23", "verdicts": verdicts}, open(os.path.join(os.path.dirname(HERE), f"truth{STEM}.json"), "w"), indent=1)
 w = sum(v["truth"] == "works" for v in verdicts)
 print(f"{len(verdicts)} verdicts: {w} works, {len(verdicts)-w} broken")
