@@ -31,7 +31,7 @@ def _warm_pids(root: int) -> list[int]:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"_warm_probe" in command:
+        if b"_checkers._runtime._warm" in command:  # the runtime checker's warm probe (gate/_checkers/_runtime/_warm.py)
             found.append(pid)
     return found
 
