@@ -23,9 +23,9 @@ Nothing here imports a target. The output is a :class:`~spec_protocols.gate._mod
 
 from __future__ import annotations
 
-from spec_protocols.gate._discovery._built import require_found, require_importing
+from spec_protocols.gate._discovery._built import REGISTER_CALL_NAMES, require_found, require_importing
 from spec_protocols.gate._discovery._selection import DRAFT_ROOTS, SPEC_ROOTS, discover
 from spec_protocols.gate._discovery._source_index import SourceReads
 from spec_protocols.gate._discovery._targets import resolve_target
 
-__all__ = ["DRAFT_ROOTS", "SPEC_ROOTS", "SourceReads", "discover", "require_found", "require_importing", "resolve_target"]
+__all__ = ["DRAFT_ROOTS", "REGISTER_CALL_NAMES", "SPEC_ROOTS", "SourceReads", "discover", "require_found", "require_importing", "resolve_target"]

@@ -20,7 +20,7 @@ from spec_protocols.gate._discovery._registrations import REGISTER_FUNCTIONS
 from spec_protocols.gate._discovery._source_index import ModuleSource
 from spec_protocols.gate._model import Discovery, GateError
 
-__all__ = ["RUNTIME_BUILT_WORDS", "builds_classes", "require_found", "require_importing"]
+__all__ = ["REGISTER_CALL_NAMES", "RUNTIME_BUILT_WORDS", "builds_classes", "require_found", "require_importing"]
 
 #: What a discovery error says of a module that builds its classes at run
 #: time, when no checker that imports it was chosen.
@@ -78,8 +78,9 @@ def _factories(tree: ast.Module) -> frozenset[str]:
     return frozenset(found)
 
 
-#: The last part of each callable that registers an algorithm (``SpeculativeAlgorithm.register``).
-_REGISTERS = frozenset(name.rpartition(".")[2] for name in REGISTER_FUNCTIONS)
+#: The last part of each callable that registers an algorithm (``SpeculativeAlgorithm.register``):
+#: how a call that registers is named where it is not resolved.
+REGISTER_CALL_NAMES = frozenset(name.rpartition(".")[2] for name in REGISTER_FUNCTIONS)
 
 
 def builds_classes(module: ModuleSource) -> bool:
@@ -97,7 +98,7 @@ def builds_classes(module: ModuleSource) -> bool:
 
 
 def _registers(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(node, ast.Call) and _callee(node) in _REGISTERS for node in ast.walk(function))
+    return any(isinstance(node, ast.Call) and _callee(node) in REGISTER_CALL_NAMES for node in ast.walk(function))
 
 
 def require_importing(found: Discovery, *, importing: bool, importers: Sequence[str] = ()) -> None:

@@ -16,6 +16,7 @@ from spec_protocols.gate._checkers._interface import ThisPackage
 from spec_protocols.gate._checkers._registry import CheckerName
 from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, read_answer, request_text
 from spec_protocols.gate._checkers._runtime._oneshot import item_of, release_of
+from spec_protocols.gate._discovery import REGISTER_CALL_NAMES
 from spec_protocols.gate._findings import ReplayFinding, message
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, Discovery, GateError, Problem, Verdict
@@ -178,7 +179,7 @@ def _calls_a_register_function(file: Path) -> bool:
         tree = ast.parse(file.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError):
         return True  # unreadable here: the driver's import decides
-    return any(_call_name(node) in _REGISTERS for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return any(_call_name(node) in REGISTER_CALL_NAMES for node in ast.walk(tree) if isinstance(node, ast.Call))
 
 
 def _call_name(call: ast.Call) -> str:
@@ -233,8 +234,6 @@ def _register_functions(found: Discovery) -> Iterator[str]:
             yield from (f"{name}:{function}" for function in _registering_functions(source))
 
 
-#: What a call that registers an algorithm is named (``SpeculativeAlgorithm.register``, ``register_algorithm``).
-_REGISTERS = frozenset({"register", "register_algorithm"})
 
 
 def _registering_functions(file: Path) -> Iterator[str]:
@@ -245,7 +244,7 @@ def _registering_functions(file: Path) -> Iterator[str]:
         return
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and not _required(node.args):
-            if any(_call_name(n) in _REGISTERS for n in ast.walk(node) if isinstance(n, ast.Call)):
+            if any(_call_name(n) in REGISTER_CALL_NAMES for n in ast.walk(node) if isinstance(n, ast.Call)):
                 yield node.name
 
 
