@@ -234,8 +234,6 @@ def _register_functions(found: Discovery) -> Iterator[str]:
             yield from (f"{name}:{function}" for function in _registering_functions(source))
 
 
-
-
 def _registering_functions(file: Path) -> Iterator[str]:
     """The module-level functions of ``file`` with no required parameter that call a register function."""
     try:
