@@ -30,7 +30,7 @@ class KeywordAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):
     """A conforming algorithm object; its registered factory is not."""
 
 
-# expect: reg_algorithm_keyword_factory.KeywordWorker SpecWorker fail runtime=pass replay=fail mypy=pass pyright=pass
+# expect: reg_algorithm_keyword_factory.KeywordWorker SpecWorker fail runtime=pass replay=fail mypy=pass pyright=pass runtime-decides
 class KeywordWorker(BaseSpecWorker):
     def __init__(self, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: TpModelWorker) -> None:
         super().__init__()

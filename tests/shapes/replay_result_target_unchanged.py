@@ -31,7 +31,7 @@ class UnchangedAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):
     """The algorithm object: CustomSpecAlgo, plus what it lacks (as in reg_algorithm_conforming)."""
 
 
-# expect: replay_result_target_unchanged.PassThroughWorker SpecWorker fail runtime=pass replay=fail mypy=pass pyright=pass
+# expect: replay_result_target_unchanged.PassThroughWorker SpecWorker fail runtime=pass replay=fail mypy=pass pyright=pass runtime-decides
 class PassThroughWorker(SpecWorkerBase):
     """Verifies nothing: the target's result is the answer."""
 
