@@ -81,10 +81,12 @@ def test_worker_injects_its_draft_class_and_runs_the_target(on_path: None, monke
 
     monkeypatch.setattr(worker_module, "build_draft_tp_worker", fake_build)
     forwarded: list[object] = []
+    # The target's own result carries no draft input (managers/utils.py: next_draft_input=None).
+    result = SimpleNamespace(next_draft_input=None)
     target = SimpleNamespace(
         model_runner=SimpleNamespace(model_config="target-config"),
         random_seed=7,
-        forward_batch_generation=lambda batch: forwarded.append(batch) or "result",
+        forward_batch_generation=lambda batch: forwarded.append(batch) or result,
     )
     worker = worker_module.ExampleWorker(server_args="args", gpu_id=0, nccl_port=1234, target_worker=target)
 
@@ -94,7 +96,9 @@ def test_worker_injects_its_draft_class_and_runs_the_target(on_path: None, monke
     assert calls[0]["random_seed"] == 7
     assert worker.target_worker is target
     assert worker.draft_worker is bundle.draft_worker
-    assert worker.forward_batch_generation("batch", on_publish=print) == "result"
+    # The target's result goes back with a draft input: the overlap loop makes it the batch's spec_info.
+    assert worker.forward_batch_generation("batch", on_publish=print) is result
+    assert result.next_draft_input is not None
     assert forwarded == ["batch"]
 
 

@@ -5,7 +5,8 @@ from _typeshed import Incomplete
 
 from sglang.srt.managers.schedule_batch import ScheduleBatch
 from sglang.srt.server_args import ServerArgs
-from sglang.srt.speculative.spec_info import _AlgorithmObject
+# The stubs' own protocol of the algorithm object, shared with spec_info (sglang has no such name).
+from sglang.srt.speculative.spec_info import _AlgorithmObject  # pyright: ignore[reportPrivateUsage]
 
 # What register's factory is: called as factory(server_args) by
 # CustomSpecAlgo.create_worker; it returns the worker class. sglang writes
