@@ -20,6 +20,7 @@ from spec_protocols.gate._discovery import REGISTER_CALL_NAMES
 from spec_protocols.gate._findings import ReplayFinding, message
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import Check, CheckerOutcome, ClassRole, Discovery, GateError, Problem, Verdict
+from spec_protocols.gate._source import ParseCache, ParsedFile
 
 __all__ = ["LABEL", "NAME", "ReplayChecker", "StartedDriver"]
 
@@ -57,7 +58,9 @@ class ReplayChecker(ThisPackage):
         for site in found.sites:
             outcome.skip(Check(site.target, ClassRole.INJECTED.protocol), SITE_NOTE)
             outcome.inapplicable.append(Check(site.target, ClassRole.INJECTED.protocol))
-        if not _registers_anything(found):
+        # The plugin's files, each parsed once for the run (which register, and which function does it).
+        files = ParseCache()
+        if not _registers_anything(found, files):
             # Nothing in the plugin hands a class to sglang: the replay has no call sequence to replay,
             # and says so without importing sglang (the same words on every interpreter).
             for check in (check for cls in found.classes for check in cls.checks):
@@ -65,7 +68,8 @@ class ReplayChecker(ThisPackage):
                 outcome.inapplicable.append(check)
         elif found.classes or found.runtime_built:
             with tempfile.TemporaryDirectory(prefix="spec-protocols-replay-") as private:
-                answer = _drive(_request(check_input, Path(private) / "answer.json"), Path(private), check_input.timeout, started)
+                request = _request(check_input, Path(private) / "answer.json", files)
+                answer = _drive(request, Path(private), check_input.timeout, started)
             outcome.read(answer, found)
         return CheckerOutcome(NAME, outcome.verdicts, outcome.problems, time.perf_counter() - start, outcome.notes, evidence=outcome.evidence, inapplicable=tuple(outcome.inapplicable))
 
@@ -112,7 +116,7 @@ def _problem(finding: ReplayFinding) -> Problem:
     )
 
 
-def _request(check_input: CheckInput, answer: Path) -> ReplayRequest:
+def _request(check_input: CheckInput, answer: Path, files: ParseCache) -> ReplayRequest:
     found = check_input.discovery
     terms = check_input.terms
     roots = [root for root in found.search_roots if root != check_input.sglang_root]
@@ -123,7 +127,7 @@ def _request(check_input: CheckInput, answer: Path) -> ReplayRequest:
         tuple(modules),
         tuple(item_of(index, cls, terms) for index, cls in enumerate(found.classes)),
         release_of(terms),
-        register_functions=tuple(dict.fromkeys(_register_functions(found))),
+        register_functions=tuple(dict.fromkeys(_register_functions(found, files))),
         branch_shapes={branch: dict(shapes) for branch, shapes in terms.branch_shapes.items()},
         registered=_registered(found),
     )
@@ -138,7 +142,7 @@ def _registered(found: Discovery) -> dict[str, tuple[str, ...]]:
     return {name: tuple(dict.fromkeys(targets)) for name, targets in by_name.items()}
 
 
-def _registers_anything(found: Discovery) -> bool:
+def _registers_anything(found: Discovery, files: ParseCache) -> bool:
     """Whether anything in the plugin may register an algorithm with sglang: a
     registration discovery read, a module that makes classes at import, a call
     named as a register function anywhere in a checked class's module (a loop
@@ -150,7 +154,7 @@ def _registers_anything(found: Discovery) -> bool:
     modules = {cls.module for cls in found.classes}
     for name in modules:
         source = _source_of(name, found)
-        if source is not None and _calls_a_register_function(source):
+        if source is not None and _calls_a_register_function(files.parse(source)):
             return True
     packages = {name.partition(".")[0] for name in modules}
     try:
@@ -174,12 +178,15 @@ def _source_of(module: str, found: Discovery) -> Path | None:
     return None
 
 
-def _calls_a_register_function(file: Path) -> bool:
-    try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+def _calls_a_register_function(parsed: ParsedFile | None) -> bool:
+    if parsed is None:
         return True  # unreadable here: the driver's import decides
-    return any(_call_name(node) in REGISTER_CALL_NAMES for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return _registers(parsed.tree)
+
+
+def _registers(node: ast.AST) -> bool:
+    """Whether ``node`` holds a call named as a register function."""
+    return any(_call_name(n) in REGISTER_CALL_NAMES for n in ast.walk(node) if isinstance(n, ast.Call))
 
 
 def _call_name(call: ast.Call) -> str:
@@ -218,32 +225,29 @@ def _registering_modules(found: Discovery) -> Iterator[str]:
             yield module
 
 
-def _register_functions(found: Discovery) -> Iterator[str]:
+def _register_functions(found: Discovery, files: ParseCache) -> Iterator[str]:
     """``module:function`` for each module-level function with no required
     parameter whose body registers an algorithm: the plugin's ``register()``
     (where discovery read the registration, and where it could not: a loop
     over a table, a name built at run time)."""
     for file, line in _sites(found):
         module = _module_of(file, found)
-        function = _enclosing_function(file, line)
+        function = _enclosing_function(files.parse(file), line)
         if module is not None and function is not None:
             yield f"{module}:{function}"
     for name in dict.fromkeys([*(c.module for c in found.classes), *found.runtime_built]):
         source = _source_of(name, found)
         if source is not None:
-            yield from (f"{name}:{function}" for function in _registering_functions(source))
+            yield from (f"{name}:{function}" for function in _registering_functions(files.parse(source)))
 
 
-def _registering_functions(file: Path) -> Iterator[str]:
-    """The module-level functions of ``file`` with no required parameter that call a register function."""
-    try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+def _registering_functions(parsed: ParsedFile | None) -> Iterator[str]:
+    """The module-level functions of the file with no required parameter that call a register function."""
+    if parsed is None:
         return
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and not _required(node.args):
-            if any(_call_name(n) in REGISTER_CALL_NAMES for n in ast.walk(node) if isinstance(n, ast.Call)):
-                yield node.name
+    for node in parsed.tree.body:
+        if isinstance(node, ast.FunctionDef) and not _required(node.args) and _registers(node):
+            yield node.name
 
 
 def _required(args: ast.arguments) -> int:
@@ -252,12 +256,10 @@ def _required(args: ast.arguments) -> int:
     return positional + sum(1 for default in args.kw_defaults if default is None)
 
 
-def _enclosing_function(file: Path, line: int) -> str | None:
-    try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+def _enclosing_function(parsed: ParsedFile | None, line: int) -> str | None:
+    if parsed is None:
         return None
-    for node in tree.body:
+    for node in parsed.tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or node.lineno):
             return node.name if not _required(node.args) and isinstance(node, ast.FunctionDef) else None
     return None
