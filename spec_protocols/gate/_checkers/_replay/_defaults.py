@@ -30,6 +30,7 @@ import spec_protocols
 from spec_protocols._member_shapes import protocol_member_shapes
 from spec_protocols._verify import _protocol_signature  # pyright: ignore[reportPrivateUsage]
 from spec_protocols.gate._checkers._replay._boundary import Sides, blame
+from spec_protocols.gate._checkers._replay._standins import bind_or_raise
 from spec_protocols.gate._findings import ReplayFinding
 
 __all__ = ["kept_default_findings"]
@@ -134,11 +135,7 @@ def _binder(real: Callable[..., object], signature: inspect.Signature) -> Callab
     qualname = getattr(real, "__qualname__", getattr(type(real), "__qualname__", "draft member"))
 
     def bind_only(*args: object, **kwargs: object) -> object:
-        try:
-            signature.bind(*args, **kwargs)
-        except TypeError as error:
-            # As CPython words a call that does not bind, with the callee named.
-            raise TypeError(f"{qualname}() {error}") from None
+        bind_or_raise(signature, qualname, *args, **kwargs)
         return mock.MagicMock(name=f"{qualname}()")
 
     return bind_only

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, cast
 from unittest import mock
 
-__all__ = ["Standins", "assigned_attributes"]
+__all__ = ["Standins", "assigned_attributes", "bind_or_raise"]
 
 #: What the scheduler passes for constructor keywords that are plain numbers (ranks, a port).
 _NUMBERS = {"gpu_id": 0, "tp_rank": 0, "pp_rank": 0, "dp_rank": 0, "moe_ep_rank": 0, "attn_cp_rank": 0, "nccl_port": 29500}
@@ -203,11 +203,7 @@ class Standins:
         qualname = f"{cls.__qualname__}.__init__"
 
         def standin_init(self: Any, *args: object, **kwargs: object) -> None:
-            try:
-                bound = signature.bind(self, *args, **kwargs)
-            except TypeError as error:
-                # As CPython words a call that does not bind, with the callee named.
-                raise TypeError(f"{qualname}() {error}") from None
+            bound = bind_or_raise(signature, qualname, self, *args, **kwargs)
             bound.apply_defaults()
             for name, parameter in from_parameters.items():
                 _set(self, name, bound.arguments[parameter])
@@ -225,6 +221,16 @@ class Standins:
     def restore(self) -> None:
         while self._restore:
             self._restore.pop()()
+
+
+def bind_or_raise(signature: inspect.Signature, qualname: str, *args: object, **kwargs: object) -> inspect.BoundArguments:
+    """``signature`` bound to the call, or the ``TypeError`` CPython raises for a
+    call that does not bind, with the callee named (``X.f() missing ...``):
+    how a stand-in's callable refuses what the real one refuses."""
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{qualname}() {error}") from None
 
 
 def _set(obj: object, name: str, value: object) -> None:
