@@ -35,6 +35,7 @@ environment, so everything heavy is imported only when used.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from spec_protocols.gate import Result
 
 __all__ = ["GateCollector", "GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
+
+from spec_protocols._orphans import drop_orphans
 
 # The gate's registry imports no checker (nor torch, nor sglang): reading
 # its names costs this plugin's every session nothing.
@@ -182,10 +185,15 @@ def _import_target(spec: str) -> object:
         raise ValueError(f"expected 'module:Class', got {spec!r}")
     failure: str | None = None
     module: object = None
+    # Submodules an earlier failed import left without their package would
+    # turn this import's real error into a KeyError naming the package.
+    drop_orphans()
+    before = set(sys.modules)
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # the plugin's own import: any exception is its failure
         failure = f"assert_conforms({spec!r}): {_import_failure(module_name, error)}"
+        drop_orphans(before)
     # Failed outside the except block, so that the report is this one line,
     # not the plugin's traceback chained to it.
     if failure is not None:

@@ -229,6 +229,29 @@ def test_assert_conforms_names_the_module_it_could_not_import(pytester: pytest.P
         assert "runtime stack" not in message, message
 
 
+def test_assert_conforms_names_the_real_error_after_a_failed_import_left_orphans(pytester: pytest.Pytester) -> None:
+    # A package whose __init__ fails after loading a namespace subpackage (sglang without numpy):
+    # the first import leaves halfpkg.inner behind without halfpkg, and a second import of
+    # anything under it would fail with KeyError: 'halfpkg' instead of the missing dependency.
+    pytester.mkpydir("halfpkg").joinpath("__init__.py").write_text("import halfpkg.inner.ok\nimport not_installed_dep\n")
+    inner = pytester.path / "halfpkg" / "inner"
+    inner.mkdir()
+    (inner / "ok.py").write_text("")
+    pytester.makepyfile(needs_half="import halfpkg.inner.other\n")
+    pytester.makepyfile(
+        test_it="import pytest\n"
+        "def test_it(assert_conforms):\n"
+        "    with pytest.raises(ModuleNotFoundError):\n"
+        "        import halfpkg.inner.ok  # leaves the orphan, as a caught import would\n"
+        "    assert_conforms('needs_half:Worker', 'SpecWorker')\n"
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    (message,) = [line for line in result.stdout.lines if line.startswith("assert_conforms(")]
+    assert "No module named 'not_installed_dep'" in message, message
+    assert "KeyError" not in message, message
+
+
 def test_assert_conforms_rejects_an_unknown_protocol_name() -> None:
     with pytest.raises(ValueError, match="unknown protocol 'Worker'; choose from SpecWorker"):
         pytest_plugin.assert_conforms(object, "Worker")

@@ -43,6 +43,7 @@ from typing import Any, cast
 # this package, so spec_protocols is loaded already).
 import spec_protocols
 from spec_protocols import verify_conformance
+from spec_protocols._orphans import drop_orphans
 from spec_protocols._injection import draft_worker_cls_problems
 from spec_protocols._members import protocol_definitions, protocol_members
 from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_name
@@ -98,31 +99,6 @@ def _one_line(exc: BaseException) -> str:
 def _exit_words(exc: SystemExit) -> str:
     code: object = exc.code
     return "sys.exit()" if code is None else f"sys.exit({code!r})"
-
-
-def _drop_orphans(before: set[str]) -> None:
-    """Forget the submodules an import left behind without their package.
-
-    When ``import pkg.sub.mod`` fails inside ``pkg/__init__.py`` (a dependency
-    is missing), Python removes ``pkg`` from ``sys.modules`` but keeps the
-    submodules that had already loaded (``pkg.sub``). The next import of
-    ``pkg.sub.other`` then finds ``pkg.sub`` and never re-runs ``pkg``; if
-    ``pkg.sub`` is a namespace package its path is recomputed from
-    ``sys.modules["pkg"]``, and the import fails with ``KeyError: 'pkg'``
-    instead of the missing dependency (sglang without numpy: ``sglang/srt``
-    has no ``__init__.py``). The same happens when the target catches an
-    ImportError itself. Removing those orphans, and only modules this import
-    added, makes the next import run ``pkg/__init__.py`` again and fail for
-    the real reason. Fully imported modules (torch, say) keep their package
-    and stay: re-importing an extension module is not always possible.
-    """
-    for name in [name for name in list(sys.modules) if name not in before]:
-        parent = name.rpartition(".")[0]
-        while parent:
-            if parent not in sys.modules:
-                sys.modules.pop(name, None)
-                break
-            parent = parent.rpartition(".")[0]
 
 
 class _Imported:
@@ -183,7 +159,7 @@ def _import(module_name: str, protected: frozenset[str] = frozenset()) -> _Impor
             return _Imported(None, failure=f"importing {module_name} raises {_one_line(exc)}: the class is never created")
         return _Imported(None, f"cannot import {module_name}: {_one_line(exc)}")
     finally:
-        _drop_orphans(before)
+        drop_orphans(before)
 
 
 def _find(module: ModuleType, qualname: str) -> object:
