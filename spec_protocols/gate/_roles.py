@@ -233,6 +233,8 @@ class ReleaseBranches(Protocol):
     def branch_shapes(self) -> Mapping[str, Mapping[str, object]]: ...
     @property
     def overlap_flag(self) -> str | None: ...
+    @property
+    def branch_only(self) -> Mapping[str, str]: ...
     def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]: ...
 
 
@@ -257,6 +259,11 @@ class RegisteredTerms:
     #: Keywords a ``functools.partial`` returned by ``create_worker`` binds:
     #: the scheduler's construction call supplies them too.
     bound_keywords: tuple[str, ...] = ()
+    #: Spec worker members the release uses only on a branch the registered
+    #: algorithm never runs (``ReleaseTerms.branch_only``:
+    #: ``last_shared_read_runner``, read only by the overlap loops, for an
+    #: algorithm registered with ``supports_overlap=False``): not required.
+    unreached: frozenset[str] = frozenset()
 
 
 def _predicate(capability: str) -> str:
@@ -280,21 +287,28 @@ def registered_terms(registrations: Sequence[Registration], terms: ReleaseBranch
     unpacked from a mapping says nothing: every branch.
     """
     flag = terms.overlap_flag
-    if not registrations or flag is None or not terms.branch_shapes:
+    if not registrations or flag is None or not (terms.branch_shapes or terms.branch_only):
         return RegisteredTerms(
             capabilities=_capabilities(registrations), bound_keywords=_bound(registrations)
         )
-    every = frozenset(terms.branch_shapes)
+    every = terms.branches_for({flag: True})
     enabled = every - terms.branches_for({flag: False}) or every
     branches: set[str] = set()
+    # The branches it can run at all: a server may turn overlap scheduling
+    # off for any algorithm, never on for one whose create_worker refuses it.
+    possible: set[str] = set()
     for registration in registrations:
         if "**" in registration.dynamic:
             branches |= every
+            possible |= every
         elif registration.replaces_create_worker:
             branches |= enabled
+            possible |= every
         else:
             allowed = terms.branches_for(registration.keywords())
             branches |= allowed if allowed != every else enabled
+            possible |= allowed
+    unreached = frozenset(m for m, branch in terms.branch_only.items() if branch not in possible)
     calls: dict[str, list[object]] = {}
     for branch in sorted(branches):
         for member, shape in terms.branch_shapes.get(branch, {}).items():
@@ -302,7 +316,7 @@ def registered_terms(registrations: Sequence[Registration], terms: ReleaseBranch
                 calls[member].append(shape)
     capabilities = _capabilities(registrations) if branches & enabled else ()
     return RegisteredTerms(
-        frozenset(branches), {m: tuple(s) for m, s in calls.items()}, capabilities, _bound(registrations)
+        frozenset(branches), {m: tuple(s) for m, s in calls.items()}, capabilities, _bound(registrations), unreached
     )
 
 

@@ -220,3 +220,19 @@ def test_base_spec_worker_defaults_match_the_study(release: str, contract_of: Ca
         if found != expected:
             problems.append(f"{method}: study {sorted(expected)}, extracted {sorted(found)}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_war_barrier_runner_is_read_on_the_overlap_loops_only(contract_of: Callable[[str], Contract]) -> None:
+    """0.5.23 reads ``last_shared_read_runner`` in ``_apply_war_barrier`` and
+    ``_war_barrier_is_coarse``, which only the overlap event loops call: each
+    use carries that branch, so a synchronous registration is not held to it."""
+    from spec_protocols.gate._contract import OVERLAP, release_terms
+
+    contract = contract_of("0.5.23")
+    uses = [u for u in contract.spec_worker if u.member == "last_shared_read_runner" and u.classification == "required"]
+    assert uses and {u.branch for u in uses} == {OVERLAP}, [(u.site, u.branch) for u in uses]
+    terms = release_terms(contract)
+    assert terms.branch_only.get("last_shared_read_runner") == OVERLAP
+    # What every loop uses stays on both.
+    assert "forward_batch_generation" not in terms.branch_only
+    assert "alloc_memory_pool" not in terms.branch_only

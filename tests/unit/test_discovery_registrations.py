@@ -345,6 +345,7 @@ class _Terms:
     )
     overlap_flag: str | None = "supports_overlap"
     overlap_flag_default: bool = False
+    branch_only: Mapping[str, str] = field(default_factory=lambda: {"last_shared_read_runner": "overlap"})
 
     def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]:
         if registration.get("supports_overlap", self.overlap_flag_default) is False:
@@ -373,6 +374,8 @@ def test_registered_branches(registration: Registration, branches: set[str]) -> 
     assert held.branches == branches
     expected = {"overlap": "(batch, on_publish=)", "synchronous": "(batch, pp_proxy_tensors=)"}
     assert set(held.calls["forward_batch_generation"]) == {expected[b] for b in branches}
+    # What only the overlap loops use is required unless the algorithm never runs them.
+    assert held.unreached == ({"last_shared_read_runner"} if branches == {"synchronous"} else set())
 
 
 def test_registered_capabilities_and_bound_keywords() -> None:

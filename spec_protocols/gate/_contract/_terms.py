@@ -232,6 +232,16 @@ class ReleaseTerms:
     #: ``None``: no such flag, both branches apply), and its default in ``register``.
     overlap_flag: str | None = None
     overlap_flag_default: bool = False
+    #: SpecWorker member -> the one scheduler branch (:data:`OVERLAP` /
+    #: :data:`SYNCHRONOUS`) that every required use of it is on
+    #: (``last_shared_read_runner``: read only by the overlap loops' WAR
+    #: barrier, ``Scheduler._apply_war_barrier``): a registration whose
+    #: algorithm never runs that branch is not held to it
+    #: (``RegisteredTerms.unreached``). Members used on both are absent.
+    branch_only: Mapping[str, str] = field(default_factory=dict[str, str])
+    #: The same members -> their use sites ("managers/scheduler.py:2017
+    #: (Scheduler._apply_war_barrier)"), for the words of a finding.
+    branch_sites: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
     #: ``SpecAlgorithm`` member -> where the release calls it on the algorithm
     #: object (``managers/scheduler.py:1540 (Scheduler.init_disaggregation)``),
     #: scheduler sites first: what a problem of a registration's ``spec_class``
@@ -251,6 +261,19 @@ class ReleaseTerms:
         if value is False:
             return frozenset({SYNCHRONOUS})
         return frozenset({OVERLAP, SYNCHRONOUS})
+
+    def path_words(self, member: str) -> str:
+        """Where sglang uses ``member`` when that is one scheduler branch only,
+        in words for a finding (``""`` otherwise): the loops, the sites, and
+        the registration that rules the branch out."""
+        branch = self.branch_only.get(member)
+        if branch is None:
+            return ""
+        sites = ", ".join(self.branch_sites.get(member, ()))
+        if branch == OVERLAP:
+            ruled = f"; an algorithm registered with {self.overlap_flag}=False never runs them" if self.overlap_flag else ""
+            return f" (used only on the overlap event loops: {sites}{ruled})"
+        return f" (used only on the synchronous event loops, with --disable-overlap-schedule: {sites})"
 
     def shapes_on(self, branches: frozenset[str]) -> Mapping[str, CallShape]:
         """SpecWorker member -> how the scheduler calls it when only ``branches``
@@ -423,6 +446,21 @@ def branch_shapes(contract: Contract, members: tuple[str, ...]) -> dict[str, dic
     return _told_apart(found)
 
 
+def branch_only(contract: Contract, members: tuple[str, ...]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """:attr:`ReleaseTerms.branch_only` and :attr:`ReleaseTerms.branch_sites`:
+    each of ``members`` whose required uses all lie on one scheduler branch
+    (their own ``if``, or a function only that branch's event loop runs),
+    with that branch and the uses' sites."""
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for member in members:
+        uses = [u for u in contract.uses_of(member) if u.receiver == "spec_worker" and u.classification == "required"]
+        branches = {u.branch for u in uses}
+        if len(branches) == 1 and "" not in branches:
+            sites = tuple(dict.fromkeys(f"{u.site.file}:{u.site.line} ({u.site.function})" for u in uses))
+            found[member] = (branches.pop(), sites)
+    return found
+
+
 def _told_apart(found: dict[str, dict[str, CallShape]]) -> dict[str, dict[str, CallShape]]:
     """``found`` less the members called alike on both branches (0.5.10's
     ``(batch)`` on each), which tell no branch apart."""
@@ -482,6 +520,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
     presence = tuple(sorted(required[ProtocolName.SPEC_WORKER] - every_definition))
     notes: list[str] = []
     hooks = nominal_hooks(contract)
+    on_one = branch_only(contract, (*members[ProtocolName.SPEC_WORKER], *presence))
     shapes: dict[str, dict[str, CallShape]] = {}
     if pin is None:
         # The protocols hold the newest release's signatures; this release is
@@ -511,6 +550,8 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         call_shapes=shapes,
         hooks=hook_terms(contract.hooks),
         branch_shapes=branch_shapes(contract, members[ProtocolName.SPEC_WORKER]),
+        branch_only={m: branch for m, (branch, _) in on_one.items()},
+        branch_sites={m: sites for m, (_, sites) in on_one.items()},
         overlap_flag=contract.overlap_flag,
         overlap_flag_default=contract.overlap_flag_default,
         algorithm_sites=_algorithm_sites(contract),
@@ -533,7 +574,9 @@ def _algorithm_sites(contract: Contract) -> dict[str, tuple[str, ...]]:
 _RECEIVERS = frozenset({"draft_worker", "target_worker"})
 
 
-def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str], worker: str) -> tuple[DraftNeed, ...]:
+def kept_default_needs(
+    terms: ReleaseTerms, overrides: frozenset[str], worker: str, unreached: frozenset[str] = frozenset()
+) -> tuple[DraftNeed, ...]:
     """What ``worker`` (a dotted class name), a BaseSpecWorker subclass that
     defines ``overrides`` (below BaseSpecWorker), inherits from the defaults
     it keeps, for the checked members: each use of the draft worker on every
@@ -546,12 +589,13 @@ def kept_default_needs(terms: ReleaseTerms, overrides: frozenset[str], worker: s
     (``algorithm``) and the defaults reached only under one are not. A built-in
     worker takes its own algorithm's branch, which is not evaluated here: such
     a default is not followed for it (which branch is in ``create_worker``,
-    not in the worker's source).
+    not in the worker's source). ``unreached``: members its registrations
+    never reach (``RegisteredTerms.unreached``), whose defaults are not followed.
     """
     built_in = worker in terms.built_in
     found: list[DraftNeed] = []
     for member in terms.checked(ProtocolName.SPEC_WORKER):
-        if member in overrides or member not in terms.defaults:
+        if member in overrides or member in unreached or member not in terms.defaults:
             continue
         seen: set[str] = set()
 

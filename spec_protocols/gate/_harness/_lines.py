@@ -391,12 +391,15 @@ class _ClassLines:
             return
         no_calls: Mapping[str, tuple[object, ...]] = {}
         calls = self.registered.calls if p == ProtocolName.SPEC_WORKER else no_calls
+        # Members only a branch its algorithm never runs uses are not required of it.
+        unreached = self.registered.unreached if p == ProtocolName.SPEC_WORKER else frozenset[str]()
         # A registered class is held to its branches' calls, not to the
         # protocol's signature of those members: the whole protocol would be.
-        if p in self.terms.whole and not calls:
+        if p in self.terms.whole and not calls and not unreached:
             self.emit(f"    _p_{p}: {p} = w", self.tag(LineKind.PROTOCOL, check))
         for n, name in enumerate(self.terms.checked(p)):
-            self.write_member(check, p, n, self.definitions[p][name], calls.get(name, ()))
+            if name not in unreached:
+                self.write_member(check, p, n, self.definitions[p][name], calls.get(name, ()))
         self.write_contract_hooks(check, p)
         if p == ProtocolName.SPEC_WORKER:
             self.write_capabilities(check)
@@ -404,6 +407,8 @@ class _ClassLines:
             self.write_factories(check)
         if role.inherits_defaults:
             for name in self.terms.presence:
+                if name in unreached:
+                    continue
                 check_identifier(name, "member name")
                 self.emit(f"    {self.ref}.{name}", self.tag(LineKind.MEMBER, check, name))
                 self.emit(f"    w.{name}", self.tag(LineKind.MEMBER_PRESENT, check, name))
@@ -417,8 +422,9 @@ class _ClassLines:
         registrations select (:attr:`RegisteredTerms.calls`), each checked in
         place of the protocol's signature."""
         name, prop, ref = member.name, member.is_property, self.ref
-        # The member as the protocol writes it, for the reader.
-        written = describe_function(p, member.node)
+        # The member as the protocol writes it, for the reader (and where
+        # sglang uses it, when that is one scheduler branch only).
+        written = describe_function(p, member.node) + (self.terms.path_words(name) if p == ProtocolName.SPEC_WORKER else "")
         self.emit(f"    {ref}.{name}", self.tag(LineKind.MEMBER, check, name, prop, expected=written))
         self.emit(f"    _a{n}_{p}: _Canary = {ref}.{name}", self.tag(LineKind.MEMBER_ANY, check, name, prop))
         keys = [self.shaped[(name, cast(CallShape, c))] for c in calls if (name, c) in self.shaped]
@@ -562,7 +568,7 @@ class _ClassLines:
         cls = self.cls
         if BASE_SPEC_WORKER not in cls.bases or cls.overrides is None:
             return
-        needs = kept_default_needs(self.terms, cls.overrides, cls.dotted)
+        needs = kept_default_needs(self.terms, cls.overrides, cls.dotted, self.registered.unreached)
         if not needs:
             return
         draft_members = self.definitions[ProtocolName.DRAFT_WORKER]

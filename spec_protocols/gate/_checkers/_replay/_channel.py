@@ -44,6 +44,11 @@ class ReplayRequest:
     #: (``ReleaseTerms.branch_shapes``): the replay knows the branch the
     #: registered algorithm runs, from the algorithm object itself.
     branch_shapes: Mapping[str, Mapping[str, CallShape]] = field(default_factory=dict[str, Mapping[str, CallShape]])
+    #: SpecWorker member -> the one branch the release uses it on
+    #: (``ReleaseTerms.branch_only``): an algorithm the replay finds runs only
+    #: the synchronous loop (its create_worker refuses overlap) is not held to
+    #: what only the overlap loops use.
+    branch_only: Mapping[str, str] = field(default_factory=dict[str, str])
     #: Algorithm name -> the checked classes the plugin's source registers
     #: under it (``Registration.name``): whose failure a registration that
     #: yields no class (a factory ``create_worker`` cannot call) is.

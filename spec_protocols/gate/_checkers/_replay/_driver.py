@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import spec_protocols
+from spec_protocols._members import protocol_members
 from spec_protocols.gate._checkers._replay._boundary import Blame, Sides, blame
 from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
 from spec_protocols.gate._checkers._replay._defaults import kept_default_findings
@@ -325,19 +326,17 @@ class _Replay:
         # How the scheduler calls the worker on the branch this algorithm runs
         # (its create_worker refuses overlap scheduling without the flag).
         calls = {member: (shape,) for member, shape in self.request.branch_shapes.get(self.branch, {}).items()}
-        fetched = fetch_members(
-            instance, spec_protocols.SpecWorker, release.members.get(ProtocolName.SPEC_WORKER), calls, _SCHEDULER_CALLS, self._stopper(check)
-        )
+        members = self._reached(release.members.get(ProtocolName.SPEC_WORKER))
+        fetched = fetch_members(instance, spec_protocols.SpecWorker, members, calls, _SCHEDULER_CALLS, self._stopper(check))
         for capability in self._capabilities():
             more = fetch_members(instance, getattr(spec_protocols, capability), None, {}, _SCHEDULER_CALLS, self._stopper(check))
             fetched = Fetched((*fetched.findings, *more.findings), fetched.evidence)
         presence = [
             ReplayFinding(n, "missing", f"getattr(worker, {n!r}) finds nothing; the release calls it", _SCHEDULER_CALLS)
-            for n in release.presence
+            for n in self._reached(release.presence) or ()
             if not _has(instance, n)
         ]
         draft = _draft_of(instance)
-        members = release.members.get(ProtocolName.SPEC_WORKER)
         kept = kept_default_findings(instance, draft, members, self.sides, _DEFAULTS_CALLS) if draft is not None else []
         found = [*fetched.findings, *presence, *kept]
         if self.branch == OVERLAP and ("forward_batch_generation", "call") in fetched.evidence and not any(f.member == "forward_batch_generation" for f in found):
@@ -346,6 +345,14 @@ class _Replay:
         self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         if draft is not None:
             self._draft_members(draft)
+
+    def _reached(self, members: Sequence[str] | None) -> tuple[str, ...] | None:
+        """``members`` (None: the protocol's) less those only the overlap loops
+        use, where the algorithm runs only the synchronous one."""
+        if self.branch != SYNCHRONOUS:
+            return tuple(members) if members is not None else None
+        names = members if members is not None else protocol_members(spec_protocols.SpecWorker)
+        return tuple(m for m in names if self.request.branch_only.get(m, SYNCHRONOUS) == SYNCHRONOUS)
 
     def _forward_result(self, instance: object) -> list[ReplayFinding]:
         """``forward_batch_generation`` called as the overlap branch of

@@ -129,6 +129,7 @@ def _request(check_input: CheckInput, answer: Path, files: ParseCache) -> Replay
         release_of(terms),
         register_functions=tuple(dict.fromkeys(_register_functions(found, files))),
         branch_shapes={branch: dict(shapes) for branch, shapes in terms.branch_shapes.items()},
+        branch_only=dict(terms.branch_only),
         registered=_registered(found),
     )
 

@@ -89,6 +89,9 @@ class ProbeClass:
     #: ``Registration.factory``), for a role that holds them
     #: (``RolePolicy.holds_factories``: the algorithm object's create_worker calls them).
     factories: tuple[str, ...] = ()
+    #: Spec worker members its registrations never reach (``RegisteredTerms.unreached``:
+    #: used only on a scheduler branch the registered algorithm never runs): not checked.
+    unreached: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -173,6 +173,7 @@ def item_of(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeCla
         bound_keywords=registered.bound_keywords,
         builder=built_by(found) or "",
         factories=tuple(dict.fromkeys(r.factory for r in found.registrations if r.factory is not None)),
+        unreached=tuple(sorted(registered.unreached)),
     )
 
 

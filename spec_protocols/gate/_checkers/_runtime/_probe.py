@@ -223,6 +223,9 @@ def _check(
         members.extend(_inherited_problems(cast(type, obj), release))
     if role.holds_factories:
         members.extend(_factory_problems(item.factories))
+    if spec_worker and item.unreached:
+        # Used only on a scheduler branch its registered algorithm never runs.
+        members = [f for f in members if f.member not in item.unreached]
     return construction + members, note
 
 

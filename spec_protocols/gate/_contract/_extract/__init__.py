@@ -28,6 +28,8 @@ The rooms, each holding the rules it applies:
 ``_built_in``      reader: the workers ``create_worker`` returns
 ``_hooks``         reader: the members found with ``getattr``/``hasattr``, and
                    what sglang does with each (followed through locals and callees)
+``_loops``         reader: the scheduler functions only one branch of the event
+                   loop runs (``_apply_war_barrier``: the overlap loops only)
 ``_overlap``       reader: the registration flag that selects the scheduler's
                    overlap branch (``supports_overlap``)
 ``_algorithm_object`` reader: what sglang calls on the algorithm object
@@ -36,6 +38,8 @@ The rooms, each holding the rules it applies:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._extract._algorithm_object import algorithm_object
 from spec_protocols.gate._contract._extract._built_in import built_in_workers
@@ -43,11 +47,12 @@ from spec_protocols.gate._contract._extract._classify import finish
 from spec_protocols.gate._contract._extract._constructor_calls import constructor, draft_factory, registry_methods
 from spec_protocols.gate._contract._extract._defaults import defaults
 from spec_protocols.gate._contract._extract._hooks import hooks
+from spec_protocols.gate._contract._extract._loops import single_branch_functions
 from spec_protocols.gate._contract._extract._overlap import overlap_flag, overlap_flag_default
 from spec_protocols.gate._contract._extract._scheduler import walk_scheduler_side
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Walker
-from spec_protocols.gate._contract._release_contract import Contract
+from spec_protocols.gate._contract._release_contract import Contract, Use
 from spec_protocols.gate._contract._release_source import SglangSource
 from spec_protocols.gate._model import GateError
 
@@ -64,7 +69,7 @@ def extract_contract(source: SglangSource) -> Contract:
     for method in registry_methods(tree):
         walker.want("registry", method)
     walk_scheduler_side(tree, walker)
-    spec_worker = finish(walker.raw)
+    spec_worker = _on_their_loops(finish(walker.raw), single_branch_functions(tree))
     if not spec_worker:
         raise GateError(
             f"found no use of the spec worker in {tree.srt}/managers: not an sglang release with speculative "
@@ -88,4 +93,12 @@ def extract_contract(source: SglangSource) -> Contract:
         overlap_flag=flag,
         overlap_flag_default=overlap_flag_default(tree, flag) if flag is not None else False,
         algorithm=algorithm_object(tree),
+    )
+
+
+def _on_their_loops(uses: tuple[Use, ...], single: dict[str, str]) -> tuple[Use, ...]:
+    """``uses``, each made in a function only one event-loop branch runs
+    (``single``: bare name -> branch) tagged with that branch."""
+    return tuple(
+        replace(u, branch=single.get(u.site.function.rpartition(".")[2], "")) if not u.branch else u for u in uses
     )

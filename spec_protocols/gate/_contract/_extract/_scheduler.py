@@ -20,14 +20,14 @@ from spec_protocols.gate._contract._extract._syntax import last_name
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Walker
 
-__all__ = ["SCHEDULER_SIDE", "walk_scheduler_side"]
+__all__ = ["SCHEDULER_SIDE", "is_worker_class", "walk_scheduler_side"]
 
 #: Folders (below ``sglang/srt``) whose classes hold the scheduler's spec worker.
 SCHEDULER_SIDE = ("managers", "disaggregation")
 _SCHEDULER_ROOTS = Roots(self_attrs={name: SPEC for name in WORKER_FIELDS}, scheduler_self=True)
 
 
-def _is_worker_class(cls: ast.ClassDef) -> bool:
+def is_worker_class(cls: ast.ClassDef) -> bool:
     """A worker class: there ``self.draft_worker`` is its own draft, not the spec worker."""
     names = [cls.name, *(last_name(b) for b in cls.bases)]
     return any(n.endswith(("Worker", "WorkerBase")) for n in names)
@@ -46,7 +46,7 @@ def walk_scheduler_side(tree: ReleaseTree, walker: Walker) -> None:
                 continue
             for node in module.run:
                 if isinstance(node, ast.ClassDef):
-                    if not _is_worker_class(node):
+                    if not is_worker_class(node):
                         walker.walk_class(module, node, _SCHEDULER_ROOTS)
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     walker.walk_function(Scope(module, None, node, node.name, Roots(scheduler_self=False)))

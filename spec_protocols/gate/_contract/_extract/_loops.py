@@ -1,0 +1,187 @@
+"""Reader: the scheduler functions that run on one branch of the event loop only.
+
+A use of the spec worker is tagged with the scheduler branch it is on
+(:attr:`~spec_protocols.gate._contract._release_contract.Use.branch`) where
+the conditions around it read the scheduler's overlap field (``if
+self.enable_overlap:``). Many uses sit in a helper whose own body reads no
+such field but which only one event loop calls: sglang 0.5.23 reads
+``last_shared_read_runner`` in ``Scheduler._apply_war_barrier``, called only
+by ``event_loop_overlap`` and the PD overlap loops, which
+``_dispatch_event_loop_once`` starts only under ``scheduler.enable_overlap``.
+A registration whose algorithm never runs with overlap scheduling
+(``supports_overlap=False``) never reaches that read.
+
+This reader finds such helpers by the calls between the scheduler side's
+functions (``managers/``, ``disaggregation/``): an edge for each
+``<scheduler>.name(...)`` (``self`` in a scheduler class, a local or
+parameter bound to the scheduler) and each call of a module-level function
+by name, tagged with the branch its own conditions put it on. A function's
+branches are the union of its callers' (an edge's own branch where it has
+one); a function nobody on that side calls is a root, on both branches.
+Functions are keyed by their bare name, so that two classes' methods of one
+name merge: that can only widen a function's branches, never narrow them.
+
+A function counts as reached from elsewhere (a root) wherever its name is
+used other than in a call the graph recorded: passed as a callback
+(``run_event_loop_supervisor(scheduler, _dispatch_event_loop_once)``), looked
+up with ``getattr``, or named in a file outside the scheduler side. A wrong
+"one branch only" would drop a requirement; a wrong "both" keeps it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from spec_protocols.gate._contract._extract._facts import Conditions, Facts
+from spec_protocols.gate._contract._extract._receivers import is_scheduler
+from spec_protocols.gate._contract._extract._scope import Roots, Scope
+from spec_protocols.gate._contract._extract._scheduler import SCHEDULER_SIDE, is_worker_class
+from spec_protocols.gate._contract._extract._syntax import exits, functions
+from spec_protocols.gate._contract._extract._tree import ReleaseTree
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
+
+__all__ = ["single_branch_functions"]
+
+_BOTH = frozenset({OVERLAP, SYNCHRONOUS})
+_SCHEDULER = Roots(scheduler_self=True)
+_FUNCTION = Roots(scheduler_self=False)
+
+
+@dataclass
+class _Graph:
+    """Calls between the scheduler side's functions, by bare name."""
+
+    #: callee -> (caller, the branch the call's own conditions put it on, "" for none).
+    callers: defaultdict[str, list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
+    #: Every function of the scheduler side (bare names).
+    defined: set[str] = field(default_factory=set[str])
+    #: Names used other than as a recorded call (callbacks, getattr, ...): roots.
+    escaped: set[str] = field(default_factory=set[str])
+
+
+def single_branch_functions(tree: ReleaseTree) -> dict[str, str]:
+    """Bare function name -> the one branch (``overlap`` / ``synchronous``)
+    on which the scheduler side of ``tree`` runs it; functions on both
+    branches (or reached from outside) are absent. A worker class's methods
+    are not the scheduler's (:func:`is_worker_class`) and are not walked."""
+    graph = _Graph()
+    folders = SCHEDULER_SIDE
+    modules = [m for folder in folders for path in tree.files_under(folder) if (m := tree.module_at(path)) is not None]
+    conditions = Conditions(tree)
+    for module in modules:
+        for node in module.run:
+            if isinstance(node, ast.ClassDef) and not is_worker_class(node):
+                for func in functions(node.body):
+                    _walk(graph, conditions, Scope(module, node, func, f"{node.name}.{func.name}", _SCHEDULER))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                _walk(graph, conditions, Scope(module, None, node, node.name, _FUNCTION))
+    reach = _reach(graph)
+    single = {name: next(iter(branches)) for name, branches in reach.items() if len(branches) == 1}
+    outside = _named_outside(tree, folders, single)
+    return {name: branch for name, branch in single.items() if name not in outside}
+
+
+def _walk(graph: _Graph, conditions: Conditions, scope: Scope) -> None:
+    func = scope.func
+    assert func is not None
+    graph.defined.add(func.name)
+    calls: set[int] = set()
+    _block(graph, conditions, scope, func.body, "", func.name, calls)
+    for node in ast.walk(func):
+        # A name used but not called here (a callback, a getattr string) makes its function a root.
+        if isinstance(node, ast.Attribute) and id(node) not in calls:
+            graph.escaped.add(node.attr)
+        elif isinstance(node, ast.Name) and id(node) not in calls and isinstance(node.ctx, ast.Load):
+            graph.escaped.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            graph.escaped.add(node.value)
+
+
+def _block(
+    graph: _Graph, conditions: Conditions, scope: Scope, body: Iterable[ast.stmt], branch: str, caller: str, calls: set[int]
+) -> None:
+    """Record the calls of ``body``, on ``branch`` ("" for both)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.If, ast.While)):
+            _calls_in(graph, scope, stmt.test, branch, caller, calls)
+            _block(graph, conditions, scope, stmt.body, branch or _branch(conditions, scope, stmt.test, True), caller, calls)
+            otherwise = branch or _branch(conditions, scope, stmt.test, False)
+            _block(graph, conditions, scope, stmt.orelse, otherwise, caller, calls)
+            if isinstance(stmt, ast.If) and exits(stmt.body) and not stmt.orelse:
+                branch = otherwise  # `if not self.enable_overlap: return`: the rest runs on the other branch
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A nested function runs when it is called, under its enclosing function's branch, not its def's.
+            _block(graph, conditions, scope, stmt.body, "", caller, calls)
+        elif isinstance(stmt, ast.ClassDef):
+            continue
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    _calls_in(graph, scope, child, branch, caller, calls)
+                elif isinstance(child, ast.stmt):
+                    _block(graph, conditions, scope, [child], branch, caller, calls)
+                elif isinstance(child, (ast.ExceptHandler, ast.match_case)):  # their bodies run on this branch
+                    _block(graph, conditions, scope, child.body, branch, caller, calls)
+
+
+def _branch(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> str:
+    """The branch ``test`` being ``polarity`` puts code on ("" for both)."""
+    facts: Facts = conditions.facts_of(test, polarity, scope)
+    branches = {f.branch for f in facts if f.kind == "branch"}
+    return branches.pop() if len(branches) == 1 else ""
+
+
+def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, branch: str, caller: str, calls: set[int]) -> None:
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and is_scheduler(func.value, scope):
+            graph.callers[func.attr].append((caller, branch))
+            calls.add(id(func))
+        elif isinstance(func, ast.Name):
+            graph.callers[func.id].append((caller, branch))
+            calls.add(id(func))
+
+
+def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
+    """Each defined function's branches: a fixed point over the call edges from the roots."""
+    reach: dict[str, frozenset[str]] = {}
+    for name in graph.defined:
+        if name in graph.escaped or not graph.callers.get(name):
+            reach[name] = _BOTH
+    changed = True
+    while changed:
+        changed = False
+        for callee, edges in graph.callers.items():
+            if callee not in graph.defined:
+                continue
+            found = set(reach.get(callee, frozenset()))
+            for caller, branch in edges:
+                found |= {branch} if branch else reach.get(caller, frozenset())
+            if frozenset(found) != reach.get(callee, frozenset()):
+                reach[callee] = frozenset(found)
+                changed = True
+    return reach
+
+
+def _named_outside(tree: ReleaseTree, folders: Sequence[str], names: Iterable[str]) -> set[str]:
+    """Those of ``names`` that some file outside ``folders`` names (a caller the graph does not see)."""
+    wanted = sorted(names)
+    if not wanted:
+        return set()
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, wanted)) + r")\b")
+    inside = {p for folder in folders for p in tree.files_under(folder)}
+    found: set[str] = set()
+    for path in tree.files_under(""):
+        if path in inside:
+            continue
+        text = tree.text(path)
+        if text is not None:
+            found.update(pattern.findall(text))
+    return found
+
