@@ -1,6 +1,6 @@
 """The ``spec_protocols`` pytest plugin (entry point ``pytest11``, loaded automatically).
 
-Two things for worker authors and CI owners:
+Three things for worker authors and CI owners:
 
 * :func:`assert_conforms` (also a fixture of the same name): assert that a
   class or an object conforms to a protocol, with a failure message that lists
@@ -9,6 +9,15 @@ Two things for worker authors and CI owners:
 
       def test_my_worker(assert_conforms):
           assert_conforms(MyWorker, "SpecWorker")
+
+* :func:`assert_forward_result` (also a fixture): assert that what a spec
+  worker's ``forward_batch_generation`` returned in the author's own test
+  carries what sglang's overlap loop does with it (``Scheduler.run_batch``
+  reads ``batch_result.next_draft_input`` and attributes on it), read from
+  the installed sglang's source, every missing read named::
+
+      def test_forward(assert_forward_result):
+          assert_forward_result(worker.forward_batch_generation(batch, on_publish=publish))
 
 * ``--spec-protocols-gate TARGET`` (repeatable) runs the gate
   (:func:`spec_protocols.gate.run_gate`) once per session, during
@@ -35,8 +44,9 @@ environment, so everything heavy is imported only when used.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -46,7 +56,7 @@ if TYPE_CHECKING:
     from spec_protocols._verify import ConformanceProblem
     from spec_protocols.gate import Result
 
-__all__ = ["GateCollector", "GateItem", "SpecProtocolsGateFailure", "assert_conforms"]
+__all__ = ["GateCollector", "GateItem", "SpecProtocolsGateFailure", "assert_conforms", "assert_forward_result"]
 
 from spec_protocols._orphans import drop_orphans
 
@@ -258,6 +268,86 @@ def _raising_module(error: BaseException) -> tuple[str, int]:
 def assert_conforms_fixture() -> Any:
     """The :func:`assert_conforms` helper, as a fixture (no import needed in the test module)."""
     return assert_conforms
+
+
+def assert_forward_result(result: object, *, algorithm: object = None, sglang: str | os.PathLike[str] | None = None) -> None:
+    """Assert that ``result`` carries what sglang's overlap loop does with a spec worker's result.
+
+    ``result`` is what the worker's ``forward_batch_generation`` returned in
+    the test (built on the author's own stand-ins: no GPU is needed). On the
+    overlap loop ``Scheduler.run_batch`` (managers/scheduler.py) reads and
+    stores attributes on it and on its ``next_draft_input`` at every batch
+    (0.5.23: ``extra_keep_alive_refs``, ``copy_done``, the draft input's
+    ``dsa_topk_indices`` and ``future_indices``, the relay's
+    ``bonus_tokens``...); the target worker's own result leaves
+    ``next_draft_input`` None, so a worker that hands it back unchanged
+    crashes at its first batch. Those uses are read from the source of
+    ``sglang`` (a folder holding ``sglang/``, the ``sglang/`` folder; default:
+    the installed sglang, located, not imported), the same reading the
+    replay checker holds the instance to; a failure names each use the
+    result fails, with sglang's line.
+
+    ``algorithm``: the registration's algorithm object (its ``spec_class``
+    instance), whose predicates decide the uses made only for some
+    algorithms (``spec_algorithm.is_ngram()``); default: a plugin's, for
+    which every built-in ``is_<algo>()`` is false. A release whose
+    ``run_batch`` makes no use of the result on the overlap loop skips the
+    test, saying so.
+    """
+    __tracebackhide__ = True
+    from spec_protocols.gate._checkers._replay._result import failures, overlap_result_uses
+
+    srt = _sglang_srt(sglang)
+    uses = overlap_result_uses(srt)
+    if not uses:
+        pytest.skip(f"assert_forward_result: the run_batch of {srt.parent.parent} makes no use of a forward's result on the overlap loop")
+    found = failures(result, uses, _predicate_of(algorithm))
+    if found:
+        lines = "\n".join(f"  - {f}" for f in found)
+        raise AssertionError(
+            f"assert_forward_result: {type(result).__name__} lacks what sglang's overlap loop uses of a forward's "
+            f"result (Scheduler.run_batch, from {srt}):\n{lines}"
+        )
+
+
+def _sglang_srt(sglang: str | os.PathLike[str] | None) -> Path:
+    """``sglang/srt`` of the source ``sglang`` names (None: the installed one, located, not imported); a one-line failure where there is none."""
+    __tracebackhide__ = True
+    import importlib.util
+
+    if sglang is None:
+        spec = importlib.util.find_spec("sglang")
+        if spec is None or spec.origin is None:
+            pytest.fail("assert_forward_result: no sglang is installed here; pass sglang=PATH (a folder holding sglang/)", pytrace=False)
+        return Path(spec.origin).parent / "srt"
+    root = Path(sglang)
+    for candidate in (root / "sglang" / "srt", root / "srt"):
+        if (candidate / "managers").is_dir():
+            return candidate
+    pytest.fail(f"assert_forward_result: {root} holds no sglang/srt/managers: not an sglang source tree", pytrace=False)
+
+
+def _predicate_of(algorithm: object) -> Callable[[str], bool | None]:
+    """The algorithm object's ``name()``, for the uses made only under it; None where it cannot be told."""
+    def predicate(name: str) -> bool | None:
+        if algorithm is None:
+            # A plugin's algorithm is none of the built-in ones.
+            return False if name.startswith("is_") else None
+        method = getattr(algorithm, name, None)
+        if not callable(method):
+            return None
+        try:
+            return bool(method())
+        except Exception:  # noqa: BLE001 - the plugin's predicate: it cannot be told, both ways count
+            return None
+
+    return predicate
+
+
+@pytest.fixture(name="assert_forward_result")
+def assert_forward_result_fixture() -> Any:
+    """The :func:`assert_forward_result` helper, as a fixture."""
+    return assert_forward_result
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -105,3 +105,12 @@ def test_a_draft_input_lacking_a_relayed_field_fails_at_the_relay() -> None:
     verdict = judge(_Result(next_draft_input=_Bare()), _uses(), _custom)
     assert verdict.failed is not None and verdict.failed.site.startswith("managers/overlap_utils.py")
     assert "lacks" in verdict.said
+
+
+def test_assert_forward_result_holds_a_result_to_the_installed_release() -> None:
+    """The pytest helper reads the same uses from the installed sglang (located, not imported)."""
+    from spec_protocols.pytest_plugin import assert_forward_result
+
+    with pytest.raises(AssertionError, match=r"batch_result\.next_draft_input is None, and sglang uses it: managers/scheduler\.py:4754"):
+        assert_forward_result(_Result())
+    assert_forward_result(_Result(next_draft_input=_DraftInput()))

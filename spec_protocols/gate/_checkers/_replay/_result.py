@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Condition", "Use", "Verdict", "judge", "overlap_result_uses"]
+__all__ = ["Condition", "Use", "Verdict", "failures", "judge", "overlap_result_uses"]
 
 #: How deep the extraction follows a call that is handed the result (run_batch -> _relay_forward_payload -> RelayPayload.from_draft_input).
 _DEPTH = 2
@@ -341,24 +341,55 @@ def judge(value: object, uses: Sequence[Use], predicate: Callable[[str], bool | 
     """``value`` held to ``uses`` in order, as sglang makes them; ``predicate(name)``:
     the algorithm object's ``name()`` (None where it cannot be told: both ways count)."""
     checked = 0
-    for use in uses:
-        if not all(_holds(c, value, predicate) for c in use.conditions):
-            continue
+    for use in _applying(value, uses, predicate):
         checked += 1
-        base = _resolve(value, use.path)
-        if base is _MISSING:
-            continue  # an earlier use already failed on the step that is missing
-        on = ".".join(("batch_result", *use.path))
-        if base is None:
-            return Verdict(use, f"{use.site} {use.words()}, but {on} is None", checked)
-        if use.store:
-            try:
-                setattr(base, use.attr, getattr(base, use.attr, None))
-            except (AttributeError, TypeError) as error:
-                return Verdict(use, f"{use.site} {use.words()}, which {type(base).__name__} refuses ({type(error).__name__}: {error})", checked)
-        elif not _has(base, use.attr):
-            return Verdict(use, f"{use.site} {use.words()}, which {type(base).__name__} lacks", checked)
+        said = _failure(use, value)
+        if said is not None:
+            return Verdict(use, said, checked)
     return Verdict(None, "", checked)
+
+
+def failures(value: object, uses: Sequence[Use], predicate: Callable[[str], bool | None]) -> list[str]:
+    """Every use of ``uses`` that ``value`` fails, in sglang's order, in words
+    (:func:`judge` stops at the first, as sglang does). The reads below a part
+    that is None are said once, with their sites: the part is what to fill."""
+    said: list[str] = []
+    below_none: dict[tuple[str, ...], list[Use]] = {}
+    for use in _applying(value, uses, predicate):
+        if _resolve(value, use.path) is None:
+            below_none.setdefault(use.path, []).append(use)
+            continue
+        failure = _failure(use, value)
+        if failure is not None:
+            said.append(failure)
+    for path, needing in below_none.items():
+        on = ".".join(("batch_result", *path))
+        sites = ", ".join(dict.fromkeys(f"{u.site} ({'stores' if u.store else 'reads'} .{u.attr})" for u in needing))
+        said.append(f"{on} is None, and sglang uses it: {sites}")
+    return said
+
+
+def _applying(value: object, uses: Sequence[Use], predicate: Callable[[str], bool | None]) -> Iterator[Use]:
+    """The uses whose conditions hold for ``value`` (and the algorithm object's ``predicate``)."""
+    return (use for use in uses if all(_holds(c, value, predicate) for c in use.conditions))
+
+
+def _failure(use: Use, value: object) -> str | None:
+    """Why ``value`` fails ``use``; None where it takes it (or an earlier step is missing, said there)."""
+    base = _resolve(value, use.path)
+    if base is _MISSING:
+        return None
+    on = ".".join(("batch_result", *use.path))
+    if base is None:
+        return f"{use.site} {use.words()}, but {on} is None"
+    if use.store:
+        try:
+            setattr(base, use.attr, getattr(base, use.attr, None))
+        except (AttributeError, TypeError) as error:
+            return f"{use.site} {use.words()}, which {type(base).__name__} refuses ({type(error).__name__}: {error})"
+    elif not _has(base, use.attr):
+        return f"{use.site} {use.words()}, which {type(base).__name__} lacks"
+    return None
 
 
 def _has(obj: object, name: str) -> bool:
