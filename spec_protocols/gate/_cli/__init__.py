@@ -4,7 +4,7 @@ Exit codes: 0 everything conforms; 1 something is ``fail`` or ``unverified``;
 2 a usage or environment error, printed as one line, never a traceback.
 
 One module per subcommand (``_check_command``, ``_contract_command``,
-``_pin_command``, ``_explain_command``, ``_new_command``, ``_upgrade_command``,
+``_pin_command``, ``_explain_command``, ``_new_command``, ``_fix_command``, ``_upgrade_command``,
 ``_cache_command``), each a :class:`~spec_protocols.gate._cli._parsing.Command`; this
 module builds the parser from them and turns errors into exit 2.
 """
@@ -20,6 +20,7 @@ from spec_protocols.gate._cli._cache_command import CACHE
 from spec_protocols.gate._cli._check_command import CHECK
 from spec_protocols.gate._cli._contract_command import CONTRACT
 from spec_protocols.gate._cli._explain_command import EXPLAIN
+from spec_protocols.gate._cli._fix_command import FIX
 from spec_protocols.gate._cli._new_command import NEW
 from spec_protocols.gate._cli._parsing import Command, Parser, add_command
 from spec_protocols.gate._cli._pin_command import PIN
@@ -32,12 +33,13 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS: tuple[Command, ...] = (CHECK, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE, CACHE)
+COMMANDS: tuple[Command, ...] = (CHECK, FIX, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE, CACHE)
 
 _EPILOG = """\
 start here:
   spec-protocols check                  check the installed sglang's workers
   spec-protocols check my_plugin/       check your plugin (module, module:Class or path)
+  spec-protocols fix my_plugin/ --write write the edits that mend what check found, then check again
   spec-protocols explain SpecWorker     what a worker must provide, and where sglang calls it
   spec-protocols new worker MyWorker    write my_worker.py, a skeleton that passes the gate
   spec-protocols contract --sglang 0.5.21  what that sglang release asks of a worker, from its source

@@ -1,0 +1,145 @@
+"""``spec-protocols fix``: the gate's findings as edits of the plugin's files, shown or written, then checked again."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spec_protocols.gate._cli._parsing import Command
+from spec_protocols.gate._model import GateError
+
+if TYPE_CHECKING:
+    from spec_protocols.gate._checkers import Checker
+    from spec_protocols.gate._model import GateReport
+
+__all__ = ["FIX"]
+
+_EPILOG = """\
+what it does:
+  Runs the gate on TARGET (as `spec-protocols check TARGET` does), and makes
+  each finding that says mechanically what to change an edit of the file
+  that defines the class (LibCST: every line an edit does not touch keeps
+  its text, comments and layout):
+
+    add        a member sglang uses and the class lacks, with the expected
+               signature and a body that raises NotImplementedError [review]
+    signature  a parameter renamed to the keyword sglang passes (and its uses
+               in the body) [review]; a keyword-only parameter added as
+               sglang passes it [safe with a default, else review]; a
+               parameter sglang never passes given "= None" [review]
+    sync       "async" dropped from a method sglang calls without awaiting [safe]
+    imports    the names an added annotation uses, under "if TYPE_CHECKING:" [safe]
+
+  [safe] keeps what the code does; [review] changes it: read the diff. With
+  --write the edits are written and the gate runs again on the result; what
+  is left (a type, a finding in a file outside TARGET such as sglang's
+  CustomSpecAlgo) is listed for you.
+
+  It never touches a file outside TARGET, and never writes a file whose new
+  text does not parse.
+
+exit status: 0 nothing left to fix, 1 edits to make (without --write) or
+findings left after them, 2 usage or environment error (one line)
+
+examples:
+  spec-protocols fix my_plugin/                  show the edits as a diff
+  spec-protocols fix my_plugin/ --write          write them, then check again
+  spec-protocols fix my_plugin/ --sglang 0.5.23 --checker mypy --checker pyright
+"""
+
+
+def _add_arguments(fix: argparse.ArgumentParser) -> None:
+    fix.add_argument("targets", nargs="+", metavar="TARGET", help="what to fix: a path, a package or module (as for check)")
+    fix.add_argument("--write", action="store_true", help="write the edits (default: show them as a unified diff)")
+    fix.add_argument("--sglang", metavar="RELEASE|PATH", help="check against that release or source tree (as for check)")
+    fix.add_argument("--checker", action="append", default=[], metavar="NAME", help="run only this checker (repeatable; default: the gate's)")
+    fix.add_argument("--no-import", action="store_true", help="never import the targets (the static checkers only)")
+
+
+def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
+    from spec_protocols.gate._fix import plan_fixes
+
+    report = _check(args, registry)
+    plan = plan_fixes(report, _editable(args.targets))
+    out = sys.stdout
+    changed = plan.changed
+    for file_plan in changed:
+        assert file_plan.applied is not None
+        out.write(f"{_shown(file_plan.path)}:\n")
+        for safety, words in file_plan.applied.done:
+            out.write(f"  [{safety}] {words}\n")
+        for words in file_plan.applied.refused:
+            out.write(f"  [not done] {words}\n")
+    if not args.write:
+        for file_plan in changed:
+            out.write(file_plan.diff(_shown(file_plan.path)))
+        _left(plan.left)
+        if changed:
+            out.write(f"{len(changed)} file(s) to change; --write writes them and checks again\n")
+        elif not plan.left and report.ok:
+            out.write("nothing to fix: the gate passes\n")
+        return 1 if changed or plan.left or not report.ok else 0
+    for file_plan in changed:
+        assert file_plan.applied is not None
+        file_plan.path.write_text(file_plan.applied.text, encoding="utf-8")
+        out.write(f"wrote {_shown(file_plan.path)}\n")
+    after = _check(args, registry) if changed else report
+    summary = after.summary()
+    out.write(f"after the edits: {summary.get('pass', 0)} pass, {summary.get('fail', 0)} fail, {summary.get('unverified', 0)} unverified\n")
+    left = plan_fixes(after, _editable(args.targets)).left if changed else plan.left
+    _left(left)
+    return 0 if after.ok else 1
+
+
+def _check(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> GateReport:
+    from spec_protocols.gate import run_gate
+    from spec_protocols.gate._checkers import checkers_named
+
+    checkers = checkers_named(args.checker, registry) if args.checker else None
+    return run_gate(args.targets, checkers=checkers, sglang=args.sglang, allow_import=not args.no_import)
+
+
+def _left(left: Sequence[str]) -> None:
+    if left:
+        sys.stdout.write("left to you (no mechanical edit):\n")
+        for line in left:
+            sys.stdout.write(f"  {line}\n")
+
+
+def _editable(targets: Sequence[str]) -> Callable[[Path], bool]:
+    """Whether a file is among ``targets``: inside a path given, or the module (package) a name gives."""
+    from spec_protocols.gate._source import find_module_file
+
+    roots: list[Path] = []
+    for target in targets:
+        path = Path(target)
+        if path.exists():
+            roots.append(path.resolve())
+            continue
+        module = target.partition(":")[0]
+        found = find_module_file(module, [os.getcwd(), *sys.path])
+        if found is None:
+            raise GateError(f"cannot find {module!r}: not a path, and no module of that name on the import path")
+        roots.append((found.parent if found.name == "__init__.py" else found).resolve())
+    return lambda file: any(file == root or file.is_relative_to(root) for root in roots)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+FIX = Command(
+    name="fix",
+    help="make the gate's mechanical findings edits of your files (a diff, or --write)",
+    description="Show (or write, with --write) the edits that mend what the gate found in TARGET's classes, then check again.",
+    add_arguments=_add_arguments,
+    run=_run,
+    epilog=_EPILOG,
+)

@@ -1,0 +1,99 @@
+"""The edits of ``spec-protocols fix`` on source text (issue 30, items 1-2): LibCST, so untouched lines keep their text.
+
+Each edit is made from a finding's own words (its ``expected`` signature):
+a missing member is added as a property or method raising
+NotImplementedError, with the imports its annotations need under ``if
+TYPE_CHECKING:``; a parameter spelled otherwise is renamed with its uses
+(attribute names and call keywords keep theirs); a keyword sglang passes is
+added keyword-only; ``async`` is dropped where the body does not await.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from spec_protocols.gate._fix._edits import Edit, apply_edits
+from spec_protocols.gate._fix._wanted import Wanted, wanted_of
+
+MISSING = (
+    "missing: W has no last_shared_read_runner; expected @property SpecWorker.last_shared_read_runner(self) -> "
+    "ModelRunner (used only on the overlap event loops: managers/scheduler.py:2017 (Scheduler._apply_war_barrier))"
+)
+CONSTRUCTOR = (
+    'the constructor cannot take the call sglang makes: No parameter named "gpu_id"; expected '
+    "SpecWorkerFactory.__call__(self, *, server_args: ServerArgs, gpu_id: int, nccl_port: int, target_worker: "
+    "TpModelWorker) -> SpecWorker; got W.__init__(self, server_args, gpu, nccl_port, target_worker)"
+)
+FORWARD = (
+    'signature does not match: Missing keyword parameter "on_publish"; expected SpecWorker.forward_batch_generation('
+    "self, batch: ScheduleBatch, /, *, on_publish: PublishCallback | None = ...) -> GenerationBatchResult "
+    "(as the scheduler calls it); got W.forward_batch_generation(self, batch)"
+)
+
+SOURCE = textwrap.dedent(
+    '''\
+    """A plugin."""  # the module's docstring
+
+    import math
+
+
+    class W:  # the worker
+        # a comment that stays
+        def __init__(self, server_args, gpu, nccl_port, target_worker):
+            self.gpu = gpu  # attribute name kept, value renamed
+            print(gpu, math.pi, sep=gpu)
+
+        def forward_batch_generation(self, batch):
+            return batch
+
+        async def init_cuda_graphs(self):
+            pass
+    '''
+)
+
+
+def _wanted(member: str, message: str) -> Wanted:
+    found = wanted_of(member, message)
+    assert found is not None
+    return found
+
+
+def test_a_missing_member_is_added_with_its_imports() -> None:
+    applied = apply_edits(SOURCE, [Edit("W", "last_shared_read_runner", "add", _wanted("last_shared_read_runner", MISSING))])
+    text = applied.text
+    assert "    @property\n    def last_shared_read_runner(self) -> ModelRunner:\n        raise NotImplementedError(" in text
+    assert "from __future__ import annotations" in text.splitlines()[1]  # after the docstring
+    assert "if TYPE_CHECKING:\n    from sglang.srt.model_executor.model_runner import ModelRunner\n" in text
+    assert "from typing import TYPE_CHECKING\n" in text
+    # Every line of the original is still there, in order.
+    lines = iter(text.splitlines())
+    assert all(any(line == kept for kept in lines) for line in SOURCE.splitlines())
+    assert [safety for safety, _ in applied.done] == ["review", "safe"]
+
+
+def test_a_parameter_spelled_otherwise_is_renamed_with_its_uses() -> None:
+    applied = apply_edits(SOURCE, [Edit("W", "__init__", "signature", _wanted("__init__", CONSTRUCTOR))])
+    text = applied.text
+    assert "def __init__(self, server_args, gpu_id, nccl_port, target_worker):" in text
+    assert "self.gpu = gpu_id  # attribute name kept, value renamed" in text
+    assert "print(gpu_id, math.pi, sep=gpu_id)" in text
+    assert "# a comment that stays" in text
+
+
+def test_a_keyword_sglang_passes_is_added_keyword_only() -> None:
+    applied = apply_edits(SOURCE, [Edit("W", "forward_batch_generation", "signature", _wanted("forward_batch_generation", FORWARD))])
+    assert "def forward_batch_generation(self, batch, *, on_publish: Callable[..., object] | None = None):" in applied.text
+    assert "    from collections.abc import Callable\n" in applied.text
+    assert applied.done[0][0] == "safe"  # it has a default: every existing call still binds
+
+
+def test_async_is_dropped_unless_the_body_awaits() -> None:
+    applied = apply_edits(SOURCE, [Edit("W", "init_cuda_graphs", "sync")])
+    assert "    def init_cuda_graphs(self):" in applied.text and "async def" not in applied.text
+    awaiting = SOURCE.replace("        pass\n", "        await something()\n")
+    refused = apply_edits(awaiting, [Edit("W", "init_cuda_graphs", "sync")])
+    assert refused.text == awaiting and refused.refused and "it awaits" in refused.refused[0]
+
+
+def test_nothing_to_do_leaves_the_text_byte_identical() -> None:
+    assert apply_edits(SOURCE, []).text == SOURCE
