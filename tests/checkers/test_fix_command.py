@@ -134,7 +134,7 @@ def test_fix_shows_a_diff_and_writes_nothing(tmp_path: Path) -> None:
     ran = _fix(tmp_path, "fxp")
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "--- a/fxp/workers.py" in ran.stdout and "+    def init_attention_backends(self) -> None:" in ran.stdout
-    assert "[review] __init__: rename parameter gpu to gpu_id" in ran.stdout
+    assert "[review] Broken.__init__: rename parameter gpu to gpu_id" in ran.stdout
     assert (package / "workers.py").read_text(encoding="utf-8") == WORKERS
 
 

@@ -151,3 +151,19 @@ def test_docs_upgrading_is_current(gate_env: dict[str, str], tmp_path: Path) -> 
     if os.environ.get("SPEC_PROTOCOLS_UPDATE_DOCS"):
         PAGE.write_text(text, encoding="utf-8")
     assert PAGE.read_text(encoding="utf-8") == text, "docs/upgrading.md is stale: run scripts/upgrade-docs"
+
+
+def test_apply_makes_the_worker_written_for_0_5_20_pass_0_5_23(gate_env: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    """``--apply`` (issue 30, item 3): the edits written, the worker passes 0.5.23; what no edit concerns keeps its text."""
+    worker = tmp_path / WRITTEN_FOR_0_5_20.name
+    original = WRITTEN_FOR_0_5_20.read_text(encoding="utf-8")
+    worker.write_text(original, encoding="utf-8")
+    proc = upgrade(gate_env, "--from", "0.5.20", "--to", "0.5.23", str(worker), "--apply", "--no-cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "after the edits: on --to 0.5.23: 3 pass, 0 fail, 0 unverified" in proc.stdout, proc.stdout
+    assert "it passes --to only" in proc.stdout  # 0.5.20's build_draft_tp_worker still wants ps=
+    edited = worker.read_text(encoding="utf-8")
+    assert "        random_seed: int | None,\n        load_group: LoadGroup,\n    ) -> None:" in edited
+    assert "def weight_update_runners(self)" in edited
+    removed = {line for line in original.splitlines() if line not in edited.splitlines()}
+    assert removed == {"            ps=ps,", "        ps: Any,"}, removed

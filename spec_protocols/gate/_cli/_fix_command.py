@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spec_protocols.gate._cli._parsing import Command
-from spec_protocols.gate._model import GateError
 
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers import Checker
@@ -61,37 +58,28 @@ def _add_arguments(fix: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
-    from spec_protocols.gate._fix import plan_fixes
+    from spec_protocols.gate._fix import counts, describe, editable, left_lines, plan_fixes, shown, write_plan
 
     report = _check(args, registry)
-    plan = plan_fixes(report, _editable(args.targets))
+    allowed = editable(args.targets)
+    plan = plan_fixes(report, allowed)
     out = sys.stdout
+    out.write(describe(plan))
     changed = plan.changed
-    for file_plan in changed:
-        assert file_plan.applied is not None
-        out.write(f"{_shown(file_plan.path)}:\n")
-        for safety, words in file_plan.applied.done:
-            out.write(f"  [{safety}] {words}\n")
-        for words in file_plan.applied.refused:
-            out.write(f"  [not done] {words}\n")
     if not args.write:
         for file_plan in changed:
-            out.write(file_plan.diff(_shown(file_plan.path)))
-        _left(plan.left)
+            out.write(file_plan.diff(shown(file_plan.path)))
+        out.write(left_lines(plan.left))
         if changed:
             out.write(f"{len(changed)} file(s) to change; --write writes them and checks again\n")
         elif not plan.left and report.ok:
             out.write("nothing to fix: the gate passes\n")
         return 1 if changed or plan.left or not report.ok else 0
-    for file_plan in changed:
-        assert file_plan.applied is not None
-        file_plan.path.write_text(file_plan.applied.text, encoding="utf-8")
-        out.write(f"wrote {_shown(file_plan.path)}\n")
+    for path in write_plan(plan):
+        out.write(f"wrote {shown(path)}\n")
     after = _check(args, registry) if changed else report
-    summary = after.summary()
-    out.write(f"after the edits: {summary.get('pass', 0)} pass, {summary.get('fail', 0)} fail, {summary.get('unverified', 0)} unverified\n")
-    left = plan_fixes(after, _editable(args.targets)).left if changed else plan.left
-    _left(left)
+    out.write(f"after the edits: {counts(after)}\n")
+    out.write(left_lines(plan_fixes(after, allowed).left if changed else plan.left))
     return 0 if after.ok else 1
 
 
@@ -101,38 +89,6 @@ def _check(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> 
 
     checkers = checkers_named(args.checker, registry) if args.checker else None
     return run_gate(args.targets, checkers=checkers, sglang=args.sglang, allow_import=not args.no_import)
-
-
-def _left(left: Sequence[str]) -> None:
-    if left:
-        sys.stdout.write("left to you (no mechanical edit):\n")
-        for line in left:
-            sys.stdout.write(f"  {line}\n")
-
-
-def _editable(targets: Sequence[str]) -> Callable[[Path], bool]:
-    """Whether a file is among ``targets``: inside a path given, or the module (package) a name gives."""
-    from spec_protocols.gate._source import find_module_file
-
-    roots: list[Path] = []
-    for target in targets:
-        path = Path(target)
-        if path.exists():
-            roots.append(path.resolve())
-            continue
-        module = target.partition(":")[0]
-        found = find_module_file(module, [os.getcwd(), *sys.path])
-        if found is None:
-            raise GateError(f"cannot find {module!r}: not a path, and no module of that name on the import path")
-        roots.append((found.parent if found.name == "__init__.py" else found).resolve())
-    return lambda file: any(file == root or file.is_relative_to(root) for root in roots)
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 FIX = Command(

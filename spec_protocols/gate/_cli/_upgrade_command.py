@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +54,12 @@ what it does:
   0.5.23          a release, fetched (pip download --no-deps) into the cache
   path            a folder holding sglang/, the sglang/ folder, or a .whl file
 
+--apply:
+  After the plan, writes the edits `spec-protocols fix TARGET --sglang B
+  --write` would (the gate's findings on B made LibCST edits of TARGET's own
+  files, each [safe] or [review]), checks TARGET on B and on A again, and says
+  whether it passes each; its exit status is then B's (0 passes B).
+
 exit status: 0 TARGET passes on B as it is (nothing to change), 1 something
 must change (or still fails), 2 usage or environment error (one line): an
 unknown release, one the gate cannot read, A the same as B, a missing TARGET
@@ -91,6 +98,12 @@ def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
     upgrade.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the plan to FILE instead of stdout")
     upgrade.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
     upgrade.add_argument("--no-cache", action="store_true", help="run every checker: neither reuse nor store cached verdicts")
+    upgrade.add_argument(
+        "--apply",
+        action="store_true",
+        help="write the edits that answer the gate's findings on --to (as `spec-protocols fix TARGET --sglang B "
+        "--write`), then check TARGET on both releases and say whether it passes each",
+    )
 
 
 def _source(given: str, flag: str) -> SglangSource:
@@ -171,7 +184,31 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     before = ReleaseSide(old_contract, old_terms, _report(args.source, args, registry))
     plan = build_plan(before, after, _classes(args.targets, new_source.root))
     write(render_plan(plan, args.format), args.output)
+    if args.apply:
+        return _apply(args, registry, after.report)
     return plan.exit_status
+
+
+def _apply(args: argparse.Namespace, registry: Mapping[str, Checker] | None, on_b: GateReport) -> int:
+    """The plan made edits (the fix command's, from the gate's findings on B), written; then TARGET checked on B and on A.
+
+    Its exit status: 0 TARGET passes B after the edits, 1 not. Whether it
+    still passes A is said (a keyword added with a default keeps A's call),
+    not required: an upgrade is to B."""
+    from spec_protocols.gate._fix import counts, describe, editable, left_lines, plan_fixes, shown, write_plan
+
+    # The plan is the output (JSON or a file, maybe): what was written goes to stderr then.
+    out = sys.stdout if args.format == "text" and args.output is None else sys.stderr
+    fixes = plan_fixes(on_b, editable(args.targets))
+    out.write(describe(fixes))
+    for path in write_plan(fixes):
+        out.write(f"wrote {shown(path)}\n")
+    b = _report(args.destination, args, registry)
+    a = _report(args.source, args, registry)
+    out.write(f"after the edits: on --to {args.destination}: {counts(b)}; on --from {args.source}: {counts(a)}\n")
+    out.write("it passes both releases\n" if b.ok and a.ok else "it passes --to only\n" if b.ok else "")
+    out.write(left_lines(plan_fixes(b, editable(args.targets)).left))
+    return 0 if b.ok else 1
 
 
 UPGRADE = Command(

@@ -17,15 +17,21 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
+import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec_protocols.gate._fix._edits import Applied, Edit, EditKind, apply_edits
-from spec_protocols.gate._fix._wanted import wanted_of
+from spec_protocols.gate._fix._wanted import Wanted, wanted_of
 from spec_protocols.gate._model import GateError, GateReport, Problem, Verdict
 
-__all__ = ["FilePlan", "FixPlan", "plan_fixes"]
+#: A checker's words for a call passing a keyword the callee does not take (pyright's, mypy's).
+_REFUSED_KEYWORD = re.compile(r'(?:No parameter named|Unexpected keyword argument) "(\w+)"')
+
+__all__ = ["Editable", "FilePlan", "FixPlan", "counts", "describe", "editable", "left_lines", "plan_fixes", "shown", "write_plan"]
 
 
 @dataclass
@@ -63,7 +69,7 @@ class FixPlan:
 def plan_fixes(report: GateReport, editable: Callable[[Path], bool]) -> FixPlan:
     """The edits ``report``'s failing findings call for, in the files ``editable`` allows."""
     plan = FixPlan()
-    seen: set[tuple[Path, str, str, EditKind]] = set()
+    seen: set[tuple[Path, str, str, EditKind, str | None]] = set()
     unanswered: dict[tuple[str, str], list[str]] = {}
     for result in report.results:
         if result.verdict is not Verdict.FAIL:
@@ -72,13 +78,18 @@ def plan_fixes(report: GateReport, editable: Callable[[Path], bool]) -> FixPlan:
             if problem.unverified:
                 continue
             edit, why = _edit_for(result.check.target, problem, editable)
-            if edit is None or problem.file is None:
+            at: Path | None = Path(problem.file).resolve() if problem.file is not None else None
+            if edit is None and problem.member is not None and _inherited(problem.message):
+                # A default the class keeps (in sglang's file, or a base's) that this release's
+                # draft cannot serve: the class overrides it, in its own file.
+                edit, at, why = _override(result.check.target, result.check.protocol, problem.member, editable) or (None, None, why)
+            if edit is None or at is None:
                 members = unanswered.setdefault((result.check.target, why), [])
                 if (problem.member or "(class)") not in members:
                     members.append(problem.member or "(class)")
                 continue
-            path = Path(problem.file).resolve()
-            key = (path, edit.cls, edit.member, edit.kind)
+            path = at
+            key = (path, edit.cls, edit.member, edit.kind, edit.keyword)
             if key not in seen:
                 seen.add(key)
                 plan.files.setdefault(path, FilePlan(path)).edits.append(edit)
@@ -106,7 +117,33 @@ def _edit_for(target: str, problem: Problem, editable: Callable[[Path], bool]) -
         return Edit(cls, problem.member, "sync"), ""
     if wanted is not None and message.startswith(("signature does not match", "the constructor cannot take")):
         return Edit(cls, problem.member, "signature", wanted), ""
+    refused = _REFUSED_KEYWORD.search(message)
+    if refused is not None and problem.line is not None:
+        # A call in the class's own code passes a keyword its callee (sglang's, on this release) does not take.
+        return Edit(cls, problem.member, "call", keyword=refused.group(1), line=problem.line), ""
     return None, "no mechanical edit (read the finding)"
+
+
+def _inherited(message: str) -> bool:
+    """The finding of a kept default: ``inherits BaseSpecWorker.X, which uses draft_worker.Y; override X, or ...``."""
+    return message.startswith("inherits ") and "; override " in message
+
+
+def _override(target: str, protocol: str, member: str, editable: Callable[[Path], bool]) -> tuple[Edit, Path, str] | None:
+    """An edit adding ``member`` (as ``protocol`` writes it) to the class ``target``, in the file among the targets that defines it."""
+    from spec_protocols._members import protocol_definitions
+
+    definition = next((m for m in protocol_definitions(protocol) if m.name == member), None)
+    if definition is None or not isinstance(editable, Editable):
+        return None
+    parts = target.split(".")
+    for file in editable.files():
+        cls = _class_in(file, target)
+        # The file's module is the part of the dotted name before the class's qualified name.
+        if cls is not None and parts[: len(parts) - len(cls.split("."))][-1:] == [file.stem if file.stem != "__init__" else file.parent.name]:
+            wanted = Wanted(member, definition.node, definition.is_property)
+            return Edit(cls, member, "add", wanted), file.resolve(), ""
+    return None
 
 
 def _class_in(path: Path, target: str) -> str | None:
@@ -143,3 +180,80 @@ def _apply(file_plan: FilePlan) -> Applied:
     except SyntaxError as error:
         raise GateError(f"{file_plan.path}: the edited text does not parse (line {error.lineno}: {error.msg}); nothing written") from None
     return applied
+
+
+@dataclass(frozen=True, slots=True)
+class Editable:
+    """The files a fix may edit: those below the targets' paths (a path given, or the module or package a name gives)."""
+
+    roots: tuple[Path, ...]
+
+    def __call__(self, file: Path) -> bool:
+        return any(file == root or file.is_relative_to(root) for root in self.roots)
+
+    def files(self) -> list[Path]:
+        """Every Python file among the targets."""
+        found: list[Path] = []
+        for root in self.roots:
+            found += sorted(root.rglob("*.py")) if root.is_dir() else [root]
+        return found
+
+
+def editable(targets: Sequence[str]) -> Editable:
+    """The files among ``targets``."""
+    from spec_protocols.gate._source import find_module_file
+
+    roots: list[Path] = []
+    for target in targets:
+        path = Path(target)
+        if path.exists():
+            roots.append(path.resolve())
+            continue
+        module = target.partition(":")[0]
+        found = find_module_file(module, [os.getcwd(), *sys.path])
+        if found is None:
+            raise GateError(f"cannot find {module!r}: not a path, and no module of that name on the import path")
+        roots.append((found.parent if found.name == "__init__.py" else found).resolve())
+    return Editable(tuple(roots))
+
+
+def shown(path: Path) -> str:
+    """``path`` as a report shows it: relative to the current directory where it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def describe(plan: FixPlan) -> str:
+    """Each changed file and its edits, ``[safe]`` / ``[review]`` / ``[not done]``, a line each."""
+    lines: list[str] = []
+    for file_plan in plan.changed:
+        assert file_plan.applied is not None
+        lines.append(f"{shown(file_plan.path)}:")
+        lines += [f"  [{safety}] {words}" for safety, words in file_plan.applied.done]
+        lines += [f"  [not done] {words}" for words in file_plan.applied.refused]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def write_plan(plan: FixPlan) -> list[Path]:
+    """Write every changed file; the paths written."""
+    written: list[Path] = []
+    for file_plan in plan.changed:
+        assert file_plan.applied is not None
+        file_plan.path.write_text(file_plan.applied.text, encoding="utf-8")
+        written.append(file_plan.path)
+    return written
+
+
+def left_lines(left: Sequence[str]) -> str:
+    """The findings no edit answers, under one heading ("" for none)."""
+    if not left:
+        return ""
+    return "left to you (no mechanical edit):\n" + "".join(f"  {line}\n" for line in left)
+
+
+def counts(report: GateReport) -> str:
+    """``N pass, N fail, N unverified`` of ``report``."""
+    summary = report.summary()
+    return f"{summary.get('pass', 0)} pass, {summary.get('fail', 0)} fail, {summary.get('unverified', 0)} unverified"

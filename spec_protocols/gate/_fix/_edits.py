@@ -14,6 +14,10 @@ Three kinds, each on one member of one class:
                call never passes gets ``= None`` (needs review).
 ``sync``       ``async`` dropped from a method sglang calls without awaiting
                (safe; refused where the body awaits).
+``call``       a keyword argument dropped from a call, in the class's own code,
+               of an sglang callable that no longer takes it
+               (``super().__init__(ps=ps)`` on a release without ``ps``):
+               needs review.
 
 The names an added annotation uses are imported under ``if TYPE_CHECKING:``
 (made where the file has none), with ``from __future__ import annotations``
@@ -30,12 +34,13 @@ from itertools import takewhile
 from typing import Literal
 
 import libcst as cst
+from libcst.metadata import CodeRange, PositionProvider
 
 from spec_protocols.gate._fix._wanted import Wanted, import_for
 
 __all__ = ["Applied", "Edit", "EditKind", "apply_edits"]
 
-EditKind = Literal["add", "signature", "sync"]
+EditKind = Literal["add", "signature", "sync", "call"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,9 @@ class Edit:
     member: str
     kind: EditKind
     wanted: Wanted | None = None
+    #: For ``call``: the keyword an sglang callable no longer takes, and the line of the call.
+    keyword: str | None = None
+    line: int | None = None
 
 
 @dataclass
@@ -61,10 +69,10 @@ class Applied:
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> Applied:
     """``text`` (a module's source) with ``edits`` made; raises ``cst.ParserSyntaxError`` where it does not parse."""
-    module = cst.parse_module(text)
+    wrapper = cst.MetadataWrapper(cst.parse_module(text))
     applied = Applied(text)
     changer = _Changer(edits, applied)
-    module = module.visit(changer)
+    module = wrapper.visit(changer)
     if changer.annotations:
         module = _with_imports(module, changer.annotations, applied)
     applied.text = module.code
@@ -72,12 +80,31 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> Applied:
 
 
 class _Changer(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
     def __init__(self, edits: Sequence[Edit], applied: Applied) -> None:
+        super().__init__()
         self.edits = edits
         self.applied = applied
         self.stack: list[str] = []
         #: Names the written annotations use.
         self.annotations: set[str] = set()
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        qualname = ".".join(self.stack)
+        span = self.get_metadata(PositionProvider, original_node)
+        if not isinstance(span, CodeRange):
+            return updated_node
+        for edit in self.edits:
+            if edit.kind != "call" or edit.cls != qualname or edit.line is None or not span.start.line <= edit.line <= span.end.line:
+                continue
+            kept = [a for a in updated_node.args if not (a.keyword is not None and a.keyword.value == edit.keyword)]
+            if len(kept) != len(updated_node.args):
+                if kept and kept[-1].comma is not cst.MaybeSentinel.DEFAULT and updated_node.args[-1].keyword is not None and updated_node.args[-1].keyword.value == edit.keyword:
+                    kept[-1] = kept[-1].with_changes(comma=updated_node.args[-1].comma)
+                self.applied.done.append(("review", f"{qualname}.{edit.member}: drop {edit.keyword}= from the call at line {span.start.line} (the callee no longer takes it)"))
+                updated_node = updated_node.with_changes(args=kept)
+        return updated_node
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.stack.append(node.name.value)
@@ -91,10 +118,12 @@ class _Changer(cst.CSTTransformer):
             return updated_node
         body: list[cst.BaseStatement] = list(updated_node.body.body)
         for edit in mine:
+            if edit.kind == "call":
+                continue  # made where the call is (leave_Call)
             index = _member_index(body, edit.member)
             if edit.kind == "add":
                 if index is None and edit.wanted is not None:
-                    body.append(self._added(edit.wanted))
+                    body.append(self._added(qualname, edit.wanted))
                 continue
             if index is None or not isinstance(body[index], cst.FunctionDef):
                 self.applied.refused.append(f"{qualname}.{edit.member}: not a method of the class itself (a base's, or an attribute)")
@@ -106,16 +135,16 @@ class _Changer(cst.CSTTransformer):
 
     # -- add --------------------------------------------------------------------
 
-    def _added(self, wanted: Wanted) -> cst.BaseStatement:
+    def _added(self, qualname: str, wanted: Wanted) -> cst.BaseStatement:
         node = copy.deepcopy(wanted.node)  # parsed on this Python: every field its ast has
         node.body = [ast.Raise(exc=ast.Call(ast.Name("NotImplementedError"), [ast.Constant(f"{wanted.member}: sglang uses it; write what it does")], []))]
         node.decorator_list = [ast.Name("property")] if wanted.is_property else []
         node.returns = None if wanted.member == "__init__" else wanted.node.returns
         ast.fix_missing_locations(node)
         self.annotations |= _annotation_names(node)
-        self.applied.done.append(("review", f"add {wanted.member}: {'a property' if wanted.is_property else 'a method'} with the expected signature, raising NotImplementedError until you write it"))
+        self.applied.done.append(("review", f"{qualname}: add {wanted.member}, {'a property' if wanted.is_property else 'a method'} with the expected signature, raising NotImplementedError until you write it"))
         added = cst.parse_statement(ast.unparse(node) + "\n")
-        return added.with_changes(leading_lines=[cst.EmptyLine()]) if isinstance(added, cst.FunctionDef) else added
+        return added.with_changes(leading_lines=[cst.EmptyLine(indent=False)]) if isinstance(added, cst.FunctionDef) else added
 
     # -- sync -------------------------------------------------------------------
 
@@ -125,7 +154,7 @@ class _Changer(cst.CSTTransformer):
         if _awaits(func):
             self.applied.refused.append(f"{qualname}.{func.name.value}: it awaits; sglang calls it without awaiting, so its body must change too")
             return func
-        self.applied.done.append(("safe", f"{func.name.value}: drop async (sglang calls it without awaiting)"))
+        self.applied.done.append(("safe", f"{qualname}.{func.name.value}: drop async (sglang calls it without awaiting)"))
         return func.with_changes(asynchronous=None)
 
     # -- signature --------------------------------------------------------------
@@ -146,7 +175,7 @@ class _Changer(cst.CSTTransformer):
         if len(missing) == 1 and len(extra) == 1 and not (missing[0].keyword_only and params.star_kwarg is not None):
             renamed[extra[0].name.value] = missing[0].name
             missing, extra = [], []
-        member = func.name.value
+        member = f"{qualname}.{func.name.value}"
         new_params = _renamed_params(params, renamed)
         for old, new in renamed.items():
             self.applied.done.append(("review", f"{member}: rename parameter {old} to {new} (sglang passes {new}=), and its uses in the body"))
@@ -162,12 +191,13 @@ class _Changer(cst.CSTTransformer):
                 star = cst.ParamStar()
             new_params = new_params.with_changes(kwonly_params=kwonly, star_arg=star)
         if extra:
-            new_params = _defaulted(new_params, {e.name.value for e in extra})
+            new_params, moved = _not_required(new_params, {e.name.value for e in extra})
             for e in extra:
-                self.applied.done.append(("review", f"{member}: give {e.name.value} a default (= None): sglang's call does not pass it"))
+                how = "make it keyword-only with = None" if e.name.value in moved else "give it = None"
+                self.applied.done.append(("review", f"{member}: {e.name.value}: sglang's call never passes it: {how}"))
         body = func.body.visit(_Renamer(renamed)) if renamed else func.body
         assert isinstance(body, cst.BaseSuite)
-        return func.with_changes(params=new_params, body=body)
+        return func.with_changes(params=_laid_out(params, new_params), body=body)
 
     def _param(self, p: _WantedParam) -> cst.Param:
         annotation = p.annotation
@@ -225,17 +255,68 @@ def _renamed_params(params: cst.Parameters, renamed: dict[str, str]) -> cst.Para
     )
 
 
-def _defaulted(params: cst.Parameters, names: set[str]) -> cst.Parameters:
-    """``names`` given ``= None``; a positional one moves after the defaulted ones would be invalid, so every later positional one is defaulted too."""
-    none = cst.Name("None")
+def _not_required(params: cst.Parameters, names: set[str]) -> tuple[cst.Parameters, set[str]]:
+    """``names`` made optional (``= None``): in place where every positional
+    parameter after one has a default, else moved to the keyword-only ones
+    (sglang passes its arguments by keyword); the names moved."""
     equal = cst.AssignEqual(cst.SimpleWhitespace(" "), cst.SimpleWhitespace(" "))
-    seen = False
-    positional: list[cst.Param] = []
-    for p in params.params:
-        seen = seen or p.name.value in names
-        positional.append(p.with_changes(default=none, equal=equal) if seen and p.default is None and p.name.value != "self" else p)
-    kwonly = [p.with_changes(default=none, equal=equal) if p.name.value in names and p.default is None else p for p in params.kwonly_params]
-    return params.with_changes(params=positional, kwonly_params=kwonly)
+
+    def defaulted(p: cst.Param) -> cst.Param:
+        return p if p.default is not None else p.with_changes(default=cst.Name("None"), equal=equal)
+
+    positional = list(params.params)
+    moved: list[cst.Param] = []
+    for index in reversed(range(len(positional))):
+        p = positional[index]
+        if p.name.value not in names:
+            continue
+        if all(later.default is not None for later in positional[index + 1 :]):
+            positional[index] = defaulted(p)
+        else:
+            moved.insert(0, defaulted(p))
+            del positional[index]
+    kwonly = [defaulted(p) if p.name.value in names else p for p in params.kwonly_params] + moved
+    star = params.star_arg
+    if moved and not isinstance(star, (cst.Param, cst.ParamStar)):
+        star = cst.ParamStar()
+    return params.with_changes(params=positional, kwonly_params=kwonly, star_arg=star), {p.name.value for p in moved}
+
+
+def _laid_out(original: cst.Parameters, new: cst.Parameters) -> cst.Parameters:
+    """``new``, laid out as ``original`` is: one parameter a line where it
+    writes them so (each a comma and a line break, the last one's before the
+    closing parenthesis kept last); unchanged where they share a line."""
+    def elements(params: cst.Parameters) -> list[cst.Param | cst.ParamStar | cst.ParamSlash]:
+        found: list[cst.Param | cst.ParamStar | cst.ParamSlash] = [*params.posonly_params]
+        if isinstance(params.posonly_ind, cst.ParamSlash):
+            found.append(params.posonly_ind)
+        found += params.params
+        if isinstance(params.star_arg, (cst.Param, cst.ParamStar)):
+            found.append(params.star_arg)
+        found += params.kwonly_params
+        if isinstance(params.star_kwarg, cst.Param):
+            found.append(params.star_kwarg)
+        return found
+
+    before = elements(original)
+    breaks = [e.comma for e in before if isinstance(e.comma, cst.Comma) and isinstance(e.comma.whitespace_after, cst.ParenthesizedWhitespace)]
+    if len(breaks) < 2:
+        return new  # on one line (or one parameter a line with nothing to copy): as LibCST writes it
+    between, closing = breaks[0], before[-1].comma
+    after = elements(new)
+    laid = {id(e): e.with_changes(comma=closing if i == len(after) - 1 else between) for i, e in enumerate(after)}
+
+    def place(e: cst.CSTNode) -> cst.CSTNode:
+        return laid.get(id(e), e)
+
+    return new.with_changes(
+        posonly_params=[place(p) for p in new.posonly_params],
+        posonly_ind=place(new.posonly_ind) if isinstance(new.posonly_ind, cst.ParamSlash) else new.posonly_ind,
+        params=[place(p) for p in new.params],
+        star_arg=place(new.star_arg) if isinstance(new.star_arg, (cst.Param, cst.ParamStar)) else new.star_arg,
+        kwonly_params=[place(p) for p in new.kwonly_params],
+        star_kwarg=place(new.star_kwarg) if isinstance(new.star_kwarg, cst.Param) else new.star_kwarg,
+    )
 
 
 class _Renamer(cst.CSTTransformer):
