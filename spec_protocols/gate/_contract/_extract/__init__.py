@@ -69,7 +69,8 @@ def extract_contract(source: SglangSource) -> Contract:
     for method in registry_methods(tree):
         walker.want("registry", method)
     walk_scheduler_side(tree, walker)
-    spec_worker = _on_their_loops(finish(walker.raw), single_branch_functions(tree))
+    uses = finish(walker.raw)
+    spec_worker = _on_their_loops(uses, single_branch_functions(tree, {u.site.function.rpartition(".")[2] for u in uses}))
     if not spec_worker:
         raise GateError(
             f"found no use of the spec worker in {tree.srt}/managers: not an sglang release with speculative "

@@ -63,7 +63,7 @@ class _Graph:
     escaped: set[str] = field(default_factory=set[str])
 
 
-def single_branch_functions(tree: ReleaseTree) -> dict[str, str]:
+def single_branch_functions(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> dict[str, str]:
     """Bare function name -> the one branch (``overlap`` / ``synchronous``)
     on which the scheduler side of ``tree`` runs it; functions on both
     branches (or reached from outside) are absent. A worker class's methods
@@ -80,7 +80,12 @@ def single_branch_functions(tree: ReleaseTree) -> dict[str, str]:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 _walk(graph, conditions, Scope(module, None, node, node.name, _FUNCTION))
     reach = _reach(graph)
-    single = {name: next(iter(branches)) for name, branches in reach.items() if len(branches) == 1}
+    asked = None if wanted is None else set(wanted)
+    single = {
+        name: next(iter(branches))
+        for name, branches in reach.items()
+        if len(branches) == 1 and (asked is None or name in asked)
+    }
     outside = _named_outside(tree, folders, single)
     return {name: branch for name, branch in single.items() if name not in outside}
 
@@ -89,16 +94,7 @@ def _walk(graph: _Graph, conditions: Conditions, scope: Scope) -> None:
     func = scope.func
     assert func is not None
     graph.defined.add(func.name)
-    calls: set[int] = set()
-    _block(graph, conditions, scope, func.body, "", func.name, calls)
-    for node in ast.walk(func):
-        # A name used but not called here (a callback, a getattr string) makes its function a root.
-        if isinstance(node, ast.Attribute) and id(node) not in calls:
-            graph.escaped.add(node.attr)
-        elif isinstance(node, ast.Name) and id(node) not in calls and isinstance(node.ctx, ast.Load):
-            graph.escaped.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-            graph.escaped.add(node.value)
+    _block(graph, conditions, scope, func.body, "", func.name, set())
 
 
 def _block(
@@ -126,26 +122,63 @@ def _block(
                     _block(graph, conditions, scope, [child], branch, caller, calls)
                 elif isinstance(child, (ast.ExceptHandler, ast.match_case)):  # their bodies run on this branch
                     _block(graph, conditions, scope, child.body, branch, caller, calls)
+                elif isinstance(child, ast.withitem):
+                    _calls_in(graph, scope, child.context_expr, branch, caller, calls)
 
 
 def _branch(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> str:
-    """The branch ``test`` being ``polarity`` puts code on ("" for both)."""
+    """The branch ``test`` being ``polarity`` puts code on ("" for both).
+
+    Only a function that names the overlap field has its conditions taken
+    apart (the costly part): elsewhere a test decides no branch, which keeps
+    every call on its caller's branches (never narrower than the truth)."""
+    if not _names_overlap(scope):
+        return ""
     facts: Facts = conditions.facts_of(test, polarity, scope)
     branches = {f.branch for f in facts if f.kind == "branch"}
     return branches.pop() if len(branches) == 1 else ""
 
 
+def _names_overlap(scope: Scope) -> bool:
+    assert scope.func is not None
+    key = id(scope.func)
+    if key not in _OVERLAP_NAMED:
+        _OVERLAP_NAMED[key] = _OVERLAP_FIELD in scope.module.text_of(scope.func)
+    return _OVERLAP_NAMED[key]
+
+
+_OVERLAP_FIELD = "enable_overlap"
+_OVERLAP_NAMED: dict[int, bool] = {}
+
+
+def _scheduler_receiver(value: ast.expr, scope: Scope) -> bool:
+    """``self`` (in a scheduler class), ``scheduler``, ``x.scheduler``: the receivers
+    named so. A call on anything else (a local bound to the scheduler) is not
+    an edge, so its name escapes the graph: both branches, never narrower."""
+    if isinstance(value, ast.Name) and value.id in ("self", "scheduler"):
+        return is_scheduler(value, scope)
+    return isinstance(value, ast.Attribute) and value.attr == "scheduler"
+
+
 def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, branch: str, caller: str, calls: set[int]) -> None:
+    """Record ``expr``'s calls of scheduler functions as edges, and every other
+    use of a name (a callback, a ``getattr`` string) as an escape. ``ast.walk``
+    meets a call before its callee's node, so a callee is known as one."""
     for node in ast.walk(expr):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        if isinstance(func, ast.Attribute) and is_scheduler(func.value, scope):
-            graph.callers[func.attr].append((caller, branch))
-            calls.add(id(func))
-        elif isinstance(func, ast.Name):
-            graph.callers[func.id].append((caller, branch))
-            calls.add(id(func))
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and _scheduler_receiver(func.value, scope):
+                graph.callers[func.attr].append((caller, branch))
+                calls.add(id(func))
+            elif isinstance(func, ast.Name):
+                graph.callers[func.id].append((caller, branch))
+                calls.add(id(func))
+        elif isinstance(node, ast.Attribute) and id(node) not in calls:
+            graph.escaped.add(node.attr)
+        elif isinstance(node, ast.Name) and id(node) not in calls and isinstance(node.ctx, ast.Load):
+            graph.escaped.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            graph.escaped.add(node.value)
 
 
 def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
@@ -171,17 +204,20 @@ def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
 
 def _named_outside(tree: ReleaseTree, folders: Sequence[str], names: Iterable[str]) -> set[str]:
     """Those of ``names`` that some file outside ``folders`` names (a caller the graph does not see)."""
-    wanted = sorted(names)
-    if not wanted:
+    sought = sorted(names)
+    if not sought:
         return set()
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, wanted)) + r")\b")
     inside = {p for folder in folders for p in tree.files_under(folder)}
     found: set[str] = set()
     for path in tree.files_under(""):
         if path in inside:
             continue
         text = tree.text(path)
-        if text is not None:
-            found.update(pattern.findall(text))
+        if text is None:
+            continue
+        # A substring test first (fast); the word boundary only where it hits.
+        for name in sought:
+            if name not in found and name in text and re.search(rf"\b{re.escape(name)}\b", text):
+                found.add(name)
     return found
 
