@@ -33,7 +33,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("harness", frozenset({"_harness"})),
     ("checkers", frozenset({"_checkers"})),
     ("verdicts and cache", frozenset({"_verdicts", "_remedies", "_baseline", "_cache"})),
-    ("reports", frozenset({"_reports", "_upgrade"})),
+    ("reports, and what they make of TARGET's files", frozenset({"_reports", "_upgrade", "_fix"})),
     ("pipeline", frozenset({"_request", "_pipeline", "_releases_run", "_run"})),
     ("watch mode", frozenset({"_watch"})),
     ("CLI", frozenset({"_cli", "_explanation", "_scaffold"})),

@@ -45,7 +45,7 @@ findings left after them, 2 usage or environment error (one line)
 examples:
   spec-protocols fix my_plugin/                  show the edits as a diff
   spec-protocols fix my_plugin/ --write          write them, then check again
-  spec-protocols fix my_plugin/ --sglang 0.5.23 --checker mypy --checker pyright
+  spec-protocols fix my_plugin/ --sglang 0.5.23 {static_flags}
 """
 
 
@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
 
 
 def _check(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> GateReport:
-    from spec_protocols.gate import run_gate
+    from spec_protocols.gate._run import run_gate
     from spec_protocols.gate._checkers import checkers_named
 
     checkers = checkers_named(args.checker, registry) if args.checker else None
