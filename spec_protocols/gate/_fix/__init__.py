@@ -41,12 +41,14 @@ class FilePlan:
     path: Path
     edits: list[Edit] = field(default_factory=list[Edit])
     applied: Applied | None = None
+    #: The file's text the edits were made on (read once).
+    before: str = ""
 
     def diff(self, name: str | None = None) -> str:
         """The edits as a unified diff, the file called ``name`` (default: its path)."""
         if self.applied is None:
             return ""
-        before = self.path.read_text(encoding="utf-8")
+        before = self.before
         shown = name or str(self.path)
         return "".join(
             difflib.unified_diff(before.splitlines(keepends=True), self.applied.text.splitlines(keepends=True), f"a/{shown}", f"b/{shown}")
@@ -63,7 +65,7 @@ class FixPlan:
 
     @property
     def changed(self) -> list[FilePlan]:
-        return [f for f in self.files.values() if f.applied is not None and f.applied.text != f.path.read_text(encoding="utf-8")]
+        return [f for f in self.files.values() if f.applied is not None and f.applied.text != f.before]
 
 
 def plan_fixes(report: GateReport, editable: Callable[[Path], bool]) -> FixPlan:
@@ -170,7 +172,7 @@ def _class_in(path: Path, target: str) -> str | None:
 
 
 def _apply(file_plan: FilePlan) -> Applied:
-    text = file_plan.path.read_text(encoding="utf-8")
+    text = file_plan.before = file_plan.path.read_text(encoding="utf-8")
     try:
         applied = apply_edits(text, file_plan.edits)
     except Exception as error:  # noqa: BLE001 - LibCST's parser: the file is the author's; the edit is refused, not the run

@@ -61,6 +61,8 @@ class _Graph:
     defined: set[str] = field(default_factory=set[str])
     #: Names used other than as a recorded call (callbacks, getattr, ...): roots.
     escaped: set[str] = field(default_factory=set[str])
+    #: Function node (its id) -> whether its text names the overlap field.
+    overlap_named: dict[int, bool] = field(default_factory=dict[int, bool])
 
 
 def single_branch_functions(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> dict[str, str]:
@@ -104,8 +106,8 @@ def _block(
     for stmt in body:
         if isinstance(stmt, (ast.If, ast.While)):
             _calls_in(graph, scope, stmt.test, branch, caller, calls)
-            _block(graph, conditions, scope, stmt.body, branch or _branch(conditions, scope, stmt.test, True), caller, calls)
-            otherwise = branch or _branch(conditions, scope, stmt.test, False)
+            _block(graph, conditions, scope, stmt.body, branch or _branch(graph, conditions, scope, stmt.test, True), caller, calls)
+            otherwise = branch or _branch(graph, conditions, scope, stmt.test, False)
             _block(graph, conditions, scope, stmt.orelse, otherwise, caller, calls)
             if isinstance(stmt, ast.If) and exits(stmt.body) and not stmt.orelse:
                 branch = otherwise  # `if not self.enable_overlap: return`: the rest runs on the other branch
@@ -126,29 +128,29 @@ def _block(
                     _calls_in(graph, scope, child.context_expr, branch, caller, calls)
 
 
-def _branch(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> str:
+def _branch(graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> str:
     """The branch ``test`` being ``polarity`` puts code on ("" for both).
 
     Only a function that names the overlap field has its conditions taken
     apart (the costly part): elsewhere a test decides no branch, which keeps
     every call on its caller's branches (never narrower than the truth)."""
-    if not _names_overlap(scope):
+    if not _names_overlap(graph, scope):
         return ""
     facts: Facts = conditions.facts_of(test, polarity, scope)
     branches = {f.branch for f in facts if f.kind == "branch"}
     return branches.pop() if len(branches) == 1 else ""
 
 
-def _names_overlap(scope: Scope) -> bool:
+def _names_overlap(graph: _Graph, scope: Scope) -> bool:
+    """Whether the function's text names the overlap field (read once per function, per run)."""
     assert scope.func is not None
-    key = id(scope.func)
-    if key not in _OVERLAP_NAMED:
-        _OVERLAP_NAMED[key] = _OVERLAP_FIELD in scope.module.text_of(scope.func)
-    return _OVERLAP_NAMED[key]
+    key = id(scope.func)  # the release tree holds every node for the whole run: an id names one node
+    if key not in graph.overlap_named:
+        graph.overlap_named[key] = _OVERLAP_FIELD in scope.module.text_of(scope.func)
+    return graph.overlap_named[key]
 
 
 _OVERLAP_FIELD = "enable_overlap"
-_OVERLAP_NAMED: dict[int, bool] = {}
 
 
 def _scheduler_receiver(value: ast.expr, scope: Scope) -> bool:
