@@ -35,7 +35,7 @@ STAGES: tuple[tuple[str, frozenset[str]], ...] = (
     ("verdicts and cache", frozenset({"_verdicts", "_remedies", "_baseline", "_cache"})),
     ("reports, and what they make of TARGET's files", frozenset({"_reports", "_upgrade", "_fix"})),
     ("pipeline", frozenset({"_request", "_pipeline", "_releases_run", "_run"})),
-    ("watch mode", frozenset({"_watch"})),
+    ("watch mode and the editor", frozenset({"_watch", "_lsp"})),
     ("CLI", frozenset({"_cli", "_explanation", "_scaffold"})),
     ("the public surface", frozenset({"", "__main__"})),
 )

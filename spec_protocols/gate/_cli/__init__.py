@@ -5,7 +5,7 @@ Exit codes: 0 everything conforms; 1 something is ``fail`` or ``unverified``;
 
 One module per subcommand (``_check_command``, ``_contract_command``,
 ``_pin_command``, ``_explain_command``, ``_new_command``, ``_fix_command``, ``_upgrade_command``,
-``_cache_command``), each a :class:`~spec_protocols.gate._cli._parsing.Command`; this
+``_cache_command``, ``_lsp_command``), each a :class:`~spec_protocols.gate._cli._parsing.Command`; this
 module builds the parser from them and turns errors into exit 2.
 """
 
@@ -21,6 +21,7 @@ from spec_protocols.gate._cli._check_command import CHECK
 from spec_protocols.gate._cli._contract_command import CONTRACT
 from spec_protocols.gate._cli._explain_command import EXPLAIN
 from spec_protocols.gate._cli._fix_command import FIX
+from spec_protocols.gate._cli._lsp_command import LSP
 from spec_protocols.gate._cli._new_command import NEW
 from spec_protocols.gate._cli._parsing import Command, Parser, add_command
 from spec_protocols.gate._cli._pin_command import PIN
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS: tuple[Command, ...] = (CHECK, FIX, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE, CACHE)
+COMMANDS: tuple[Command, ...] = (CHECK, FIX, EXPLAIN, CONTRACT, PIN, NEW, UPGRADE, CACHE, LSP)
 
 _EPILOG = """\
 start here:
@@ -47,6 +48,7 @@ start here:
   spec-protocols upgrade --from 0.5.20 --to 0.5.23 my_plugin/
                                         what my_plugin must change to pass on 0.5.23
   spec-protocols cache                  what the gate's cache folder holds, and pruning it
+  spec-protocols lsp                    the gate in your editor (a language server; docs/editors.md)
 
 `spec-protocols check --help` explains targets, verdicts and exit codes.
 """

@@ -7,11 +7,13 @@
 Each round is :func:`~spec_protocols.gate._request.run` of the command's
 request, with each checker as it runs warm (``Checker.warm``: its own
 module keeps its daemon, language server or next probe); it sits above the
-pipeline and below the CLI, whose ``check --watch`` calls :func:`watch`.
+pipeline and below the CLI, whose ``check --watch`` calls :func:`watch`; the
+language server (``spec-protocols lsp``) runs its checkers the same way
+(:func:`warm_checkers`, :func:`end_checkers`).
 """
 
 from __future__ import annotations
 
-from spec_protocols.gate._watch._loop import INTERRUPTED, refuse_with_watch, watch
+from spec_protocols.gate._watch._loop import INTERRUPTED, end_checkers, refuse_with_watch, warm_checkers, watch
 
-__all__ = ["INTERRUPTED", "refuse_with_watch", "watch"]
+__all__ = ["INTERRUPTED", "end_checkers", "refuse_with_watch", "warm_checkers", "watch"]

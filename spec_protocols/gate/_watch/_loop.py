@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -41,7 +41,7 @@ from spec_protocols.gate._watch._changes import Snapshot, WatchSet, snapshot, wa
 from spec_protocols.gate._checkers._persistent import STOPPING
 from spec_protocols.gate._watch._processes import end_children, end_naming
 
-__all__ = ["INTERRUPTED", "refuse_with_watch", "watch"]
+__all__ = ["INTERRUPTED", "end_checkers", "refuse_with_watch", "warm_checkers", "watch"]
 
 #: Exit status of a watch ended by Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
@@ -61,11 +61,20 @@ def refuse_with_watch(request: GateRequest, output: Path | None) -> None:
         raise GateError("--watch checks against one sglang: give --sglang once")
 
 
-def _warm(request: GateRequest, root: Path) -> dict[str, WarmChecker]:
-    """The checkers of a watch, each as it runs warm (its own module says how), by name."""
+def warm_checkers(request: GateRequest, root: Path) -> dict[str, WarmChecker]:
+    """``request``'s checkers, each as it runs warm (its own module says how), their processes below ``root``, by name."""
     from spec_protocols.gate._pipeline import choose_checkers
 
     return {checker.name: checker.warm(root) for checker in choose_checkers(request)}
+
+
+def end_checkers(checkers: Iterable[WarmChecker], root: Path) -> None:
+    """Stop ``checkers`` for good, and every process they started (below ``root``)."""
+    STOPPING.set()
+    for checker in checkers:
+        checker.close()
+    end_children()
+    end_naming(str(root))  # a daemon that detached before it said its pid
 
 
 def _targets_only(request: GateRequest) -> WatchSet:
@@ -112,7 +121,7 @@ class _Session:
         base = cache_dir() / "runs"
         base.mkdir(parents=True, exist_ok=True)
         self.root = Path(tempfile.mkdtemp(prefix="watch-", dir=base))
-        self.checkers = _warm(request, self.root)
+        self.checkers = warm_checkers(request, self.root)
         # Each round is the one-shot run of the request, with the warm checkers;
         # it goes through every stage (their cached results reused), so that it
         # knows what it read: the next round waits on those files.
