@@ -97,3 +97,47 @@ def test_async_is_dropped_unless_the_body_awaits() -> None:
 
 def test_nothing_to_do_leaves_the_text_byte_identical() -> None:
     assert apply_edits(SOURCE, []).text == SOURCE
+
+
+KIND_SOURCE = textwrap.dedent(
+    '''\
+    class D:
+        def weight_load_time(self) -> float:  # read as a value by sglang
+            return 0.0
+
+        @property
+        def weight_update_runners(self) -> list[object]:
+            return []
+
+        @property
+        def held(self) -> int:
+            return 1
+
+        @held.setter
+        def held(self, value: int) -> None:
+            pass
+    '''
+)
+
+
+def test_a_method_becomes_a_property_and_a_property_a_method_where_sglang_says() -> None:
+    as_value = wanted_of(
+        "weight_load_time",
+        'type does not match: read as "Callable[[], float]"; expected @property DraftWorker.weight_load_time(self) -> float; '
+        "got D.weight_load_time(self) -> float",
+    )
+    as_call = wanted_of(
+        "weight_update_runners",
+        "type does not match; expected DraftWorker.weight_update_runners(self) -> list[tuple[str, ModelRunner]]; "
+        "got @property D.weight_update_runners(self) -> list[object]",
+    )
+    assert as_value is not None and as_value.is_property and as_call is not None and not as_call.is_property
+    applied = apply_edits(KIND_SOURCE, [Edit("D", "weight_load_time", "kind", as_value), Edit("D", "weight_update_runners", "kind", as_call)])
+    assert "    @property\n    def weight_load_time(self) -> float:  # read as a value by sglang\n" in applied.text
+    assert "    def weight_update_runners(self) -> list[object]:\n" in applied.text
+    assert "@property\n    def weight_update_runners" not in applied.text
+    assert [safety for safety, _ in applied.done] == ["review", "review"]
+    # A property with a setter is left to the author, said why.
+    held = wanted_of("held", "type does not match; expected DraftWorker.held(self) -> int; got @property D.held(self) -> int")
+    refused = apply_edits(KIND_SOURCE, [Edit("D", "held", "kind", held)])
+    assert refused.text == KIND_SOURCE and "setter" in refused.refused[0]

@@ -29,6 +29,8 @@ what it does:
                sglang passes it [safe with a default, else review]; a
                parameter sglang never passes given "= None" [review]
     sync       "async" dropped from a method sglang calls without awaiting [safe]
+    kind       "@property" added where sglang reads a value and the class has
+               a method, or dropped where sglang calls it [review]
     imports    the names an added annotation uses, under "if TYPE_CHECKING:" [safe]
 
   [safe] keeps what the code does; [review] changes it: read the diff. With

@@ -6,7 +6,7 @@ the edit with LibCST), shows them as a unified diff or writes them, and then
 checks again and says what is left. It never touches a file outside the
 targets (sglang's ``CustomSpecAlgo`` is reported, not edited), never writes a
 file whose new text does not parse, and leaves every finding it has no edit
-for (a type, a property that should be a method) to the author, listed.
+for (a type, a property with a setter that sglang calls) to the author, listed.
 
 The rooms: ``_wanted`` (a finding's expected signature, parsed; where an
 annotation's names are imported from), ``_edits`` (the LibCST edits of one
@@ -117,6 +117,9 @@ def _edit_for(target: str, problem: Problem, editable: Callable[[Path], bool]) -
         return Edit(cls, problem.member, "add", wanted), ""
     if "; got async " in message:
         return Edit(cls, problem.member, "sync"), ""
+    if wanted is not None and "; got " in message and wanted.is_property != message.rpartition("; got ")[2].startswith("@property "):
+        # A method where sglang reads a value, or a property where it calls: the decorator, not the signature.
+        return Edit(cls, problem.member, "kind", wanted), ""
     if wanted is not None and message.startswith(("signature does not match", "the constructor cannot take")):
         return Edit(cls, problem.member, "signature", wanted), ""
     refused = _REFUSED_KEYWORD.search(message)

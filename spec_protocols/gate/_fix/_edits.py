@@ -40,7 +40,7 @@ from spec_protocols.gate._fix._wanted import Wanted, import_for
 
 __all__ = ["Applied", "Edit", "EditKind", "apply_edits"]
 
-EditKind = Literal["add", "signature", "sync", "call"]
+EditKind = Literal["add", "signature", "sync", "call", "kind"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +130,10 @@ class _Changer(cst.CSTTransformer):
                 continue
             func = body[index]
             assert isinstance(func, cst.FunctionDef)
+            if edit.kind == "kind":
+                accessors = any(isinstance(st, cst.FunctionDef) and st.name.value == edit.member and any(_is_accessor(d) for d in st.decorators) for st in body)
+                body[index] = self._kind(qualname, func, edit.wanted, accessors)
+                continue
             body[index] = self._sync(qualname, func) if edit.kind == "sync" else self._signature(qualname, func, edit.wanted)
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
@@ -156,6 +160,28 @@ class _Changer(cst.CSTTransformer):
             return func
         self.applied.done.append(("safe", f"{qualname}.{func.name.value}: drop async (sglang calls it without awaiting)"))
         return func.with_changes(asynchronous=None)
+
+    # -- kind: a property where sglang reads a value, a method where it calls ----
+
+    def _kind(self, qualname: str, func: cst.FunctionDef, wanted: Wanted | None, accessors: bool) -> cst.FunctionDef:
+        if wanted is None:
+            return func
+        name = func.name.value
+        decorators = list(func.decorators)
+        is_property = any(_is_property(d) for d in decorators)
+        if wanted.is_property == is_property:
+            return func
+        if wanted.is_property:
+            if [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params][1:] or func.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+                self.applied.refused.append(f"{qualname}.{name}: sglang reads it as a value, and it takes arguments: make it a property by hand")
+                return func
+            self.applied.done.append(("review", f"{qualname}.{name}: make it a property (sglang reads it as a value); its calls in your code drop their ()"))
+            return func.with_changes(decorators=[cst.Decorator(cst.Name("property")), *decorators])
+        if accessors:
+            self.applied.refused.append(f"{qualname}.{name}: a property with a setter; sglang calls it: make it a method by hand")
+            return func
+        self.applied.done.append(("review", f"{qualname}.{name}: make it a method (sglang calls it); its reads in your code add ()"))
+        return func.with_changes(decorators=[d for d in decorators if not _is_property(d)])
 
     # -- signature --------------------------------------------------------------
 
@@ -464,3 +490,15 @@ def _has_future_annotations(body: Sequence[cst.BaseStatement]) -> bool:
                     ):
                         return True
     return False
+
+
+def _is_property(decorator: cst.Decorator) -> bool:
+    """``@property`` (or ``@builtins.property``)."""
+    node = decorator.decorator
+    return (isinstance(node, cst.Name) and node.value == "property") or (isinstance(node, cst.Attribute) and node.attr.value == "property" and isinstance(node.value, cst.Name) and node.value.value == "builtins")
+
+
+def _is_accessor(decorator: cst.Decorator) -> bool:
+    """``@name.setter`` or ``@name.deleter``: the property has more than its getter."""
+    node = decorator.decorator
+    return isinstance(node, cst.Attribute) and node.attr.value in ("setter", "deleter")
