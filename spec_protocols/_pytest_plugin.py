@@ -419,6 +419,10 @@ class GateItem(pytest.Item):
         super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]  # pytest's Node.__init__ leaves **kw untyped
         self.result = result
         self.error = error
+        # No fixtures. Said anyway: a plugin's runtest wrapper that reads
+        # item.funcargs and returns before its yield when there is none
+        # (pytest-lsp 1.0.1) would otherwise fail every gate item.
+        self.funcargs: dict[str, object] = {}
 
     def runtest(self) -> None:
         if self.error is not None:

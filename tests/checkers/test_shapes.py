@@ -49,6 +49,9 @@ import pytest
 
 from tests._paths import REPO_ROOT
 
+# The gate runs mypy and pyright at this interpreter's version: CI runs this file on 3.11, 3.12 and 3.13.
+pytestmark = pytest.mark.per_python
+
 # find_spec, not importorskip: importing sglang's package costs seconds, and
 # the runtime checker imports it in its own process anyway.
 if importlib.util.find_spec("sglang") is None:
