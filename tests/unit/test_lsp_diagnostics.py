@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 from spec_protocols.gate._lsp._diagnostics import class_line, spots_by_file
-from spec_protocols.gate._lsp._server import checked_for
+from spec_protocols.gate._lsp._language_server import checked_for
 from spec_protocols.gate._model import Check, GateReport, Problem, Result, Verdict
 
 PLUGIN = textwrap.dedent(

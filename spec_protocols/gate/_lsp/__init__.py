@@ -2,7 +2,7 @@
 
 ``_diagnostics``  the report as diagnostics: each problem on its file's line, in the checker's words
 ``_actions``      ``spec-protocols fix``'s edits of one file as code actions
-``_server``       the server (pygls): a check on open and on save, warm checkers between them
+``_language_server``  the server (pygls): a check on open and on save, warm checkers between them
 
 It sits beside the watch mode (whose warm checkers it runs) and below the CLI.
 pygls is an optional dependency (``spec-protocols[lsp]``): without it the
@@ -31,7 +31,7 @@ def serve(request: GateRequest) -> int:
     except ImportError:
         raise GateError("pygls is not installed: pip install 'spec-protocols[lsp]'") from None
     from spec_protocols import __version__
-    from spec_protocols.gate._lsp._server import Checks, build_server
+    from spec_protocols.gate._lsp._language_server import Checks, build_server
 
     if len(request.releases) > 1:
         raise GateError("lsp checks against one sglang: give --sglang once")
