@@ -7,8 +7,9 @@ without awaiting; and ``forward_batch_generation`` lacks the overlap loop's
 ``on_publish=``. Its registration passes a conforming ``spec_class``, so the
 worker is all that fails. ``fix`` shows a diff and writes nothing; ``fix
 --write`` writes the edits, checks again (mypy and pyright pass), and keeps
-every other line byte for byte. A file outside the targets is never edited;
-bad input is one line, exit 2.
+every other line byte for byte. A registration without ``spec_class`` is given
+a conforming one in the plugin's file, never in sglang's; bad input is one
+line, exit 2.
 """
 
 from __future__ import annotations
@@ -162,13 +163,23 @@ def test_fix_write_mends_the_worker_and_keeps_every_other_line(tmp_path: Path) -
     assert again.returncode == 0 and "nothing to fix: the gate passes" in again.stdout, again.stdout
 
 
-def test_a_file_outside_the_targets_is_never_edited(tmp_path: Path) -> None:
+def test_a_registration_without_spec_class_is_mended_in_the_plugin_never_in_sglang(tmp_path: Path) -> None:
+    import importlib.util
+
     package = _plugin(tmp_path)
     # Registered without a spec_class: sglang's CustomSpecAlgo fails, in sglang's own file.
     (package / "__init__.py").write_text(INIT.replace(", spec_class=Algorithm", ""), encoding="utf-8")
+    spec = importlib.util.find_spec("sglang")
+    assert spec is not None and spec.submodule_search_locations is not None
+    registry = Path(next(iter(spec.submodule_search_locations))) / "srt" / "speculative" / "spec_registry.py"
+    before = registry.read_bytes()
     ran = _fix(tmp_path, "fxp", "--write")
-    assert ran.returncode == 1, ran.stdout + ran.stderr
-    assert "CustomSpecAlgo: " in ran.stdout and "is not among the targets: not edited" in ran.stdout, ran.stdout
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "[review] registration: spec_class=FxpAlgorithm" in ran.stdout, ran.stdout
+    assert "0 fail, 0 unverified" in ran.stdout, ran.stdout
+    init = (package / "__init__.py").read_text(encoding="utf-8")
+    assert "class FxpAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):" in init and "spec_class=FxpAlgorithm" in init
+    assert registry.read_bytes() == before  # sglang's file is never edited
 
 
 @pytest.mark.parametrize("target", ["no_such_module_here", "missing/path.py"])

@@ -11,6 +11,7 @@ added keyword-only; ``async`` is dropped where the body does not await.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from spec_protocols.gate._fix._edits import Edit, apply_edits
 from spec_protocols.gate._fix._wanted import Wanted, wanted_of
@@ -141,3 +142,56 @@ def test_a_method_becomes_a_property_and_a_property_a_method_where_sglang_says()
     held = wanted_of("held", "type does not match; expected DraftWorker.held(self) -> int; got @property D.held(self) -> int")
     refused = apply_edits(KIND_SOURCE, [Edit("D", "held", "kind", held)])
     assert refused.text == KIND_SOURCE and "setter" in refused.refused[0]
+
+
+REGISTERING = textwrap.dedent(
+    '''\
+    def register() -> None:
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        from fxp import workers
+
+        # the plugin's algorithm
+        SpeculativeAlgorithm.register("FXP", supports_overlap=True)(lambda server_args: workers.Broken)
+        SpeculativeAlgorithm.register("KEPT", spec_class=workers.Algorithm)(lambda server_args: workers.Broken)
+    '''
+)
+
+
+def test_a_registration_without_spec_class_is_given_a_conforming_one_in_its_own_block() -> None:
+    from spec_protocols.gate._fix._registration import with_spec_class
+
+    applied = with_spec_class(REGISTERING)
+    text = applied.text
+    assert "    class FxpAlgorithm(SpecAlgorithmBase, CustomSpecAlgo):\n" in text
+    assert "    from sglang.srt.speculative.spec_registry import CustomSpecAlgo\n    from spec_protocols import SpecAlgorithmBase\n" in text
+    assert 'SpeculativeAlgorithm.register("FXP", supports_overlap=True, spec_class=FxpAlgorithm)(lambda server_args: workers.Broken)' in text
+    # A registration that names its spec_class is left as it is; the comment stays above the edit.
+    assert 'SpeculativeAlgorithm.register("KEPT", spec_class=workers.Algorithm)(' in text and text.count("spec_class=") == 2
+    assert text.index("# the plugin's algorithm") < text.index("class FxpAlgorithm")
+    assert [safety for safety, _ in applied.done] == ["review"]
+    compile(text, "<edited>", "exec")
+
+
+def test_fix_plans_the_registration_edit_for_sglangs_default_algorithm_object(tmp_path: Path) -> None:
+    from spec_protocols.gate._fix import Editable, plan_fixes
+    from spec_protocols.gate._model import Check, GateReport, Problem, Result, Verdict
+
+    package = tmp_path / "fxp"
+    package.mkdir()
+    (package / "__init__.py").write_text(REGISTERING, encoding="utf-8")
+    sglang_file = tmp_path / "site" / "spec_registry.py"
+    missing = Problem("mypy", "is_eagle", "missing: CustomSpecAlgo has no is_eagle", file=str(sglang_file), line=10, claim="exists")
+    report = GateReport(
+        results=(Result(Check("sglang.srt.speculative.spec_registry.CustomSpecAlgo", "SpecAlgorithm"), Verdict.FAIL, {"mypy": Verdict.FAIL}, (missing,)),),
+        checkers=("mypy",),
+        timings={},
+    )
+    plan = plan_fixes(report, Editable((package.resolve(),)))
+    (changed,) = plan.changed
+    assert changed.path == (package / "__init__.py").resolve()
+    assert changed.applied is not None and "spec_class=FxpAlgorithm" in changed.applied.text
+    assert plan.left == []  # the edit answers the default object's findings
+    # Without the plugin among the targets, nothing is edited and the finding is left, said why.
+    outside = plan_fixes(report, Editable((tmp_path / "elsewhere",)))
+    assert outside.changed == [] and "is not among the targets" in outside.left[0]

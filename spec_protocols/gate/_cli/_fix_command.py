@@ -31,12 +31,14 @@ what it does:
     sync       "async" dropped from a method sglang calls without awaiting [safe]
     kind       "@property" added where sglang reads a value and the class has
                a method, or dropped where sglang calls it [review]
+    registration  a SpeculativeAlgorithm.register(...) call without spec_class=
+               given one: a class deriving from SpecAlgorithmBase and
+               sglang's CustomSpecAlgo, defined right before it [review]
     imports    the names an added annotation uses, under "if TYPE_CHECKING:" [safe]
 
   [safe] keeps what the code does; [review] changes it: read the diff. With
   --write the edits are written and the gate runs again on the result; what
-  is left (a type, a finding in a file outside TARGET such as sglang's
-  CustomSpecAlgo) is listed for you.
+  is left (a type, a finding in a file outside TARGET) is listed for you.
 
   It never touches a file outside TARGET, and never writes a file whose new
   text does not parse.

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from spec_protocols.gate._fix._edits import Applied, Edit, EditKind, apply_edits
 from spec_protocols.gate._fix._wanted import Wanted, wanted_of
-from spec_protocols.gate._model import GateError, GateReport, Problem, Verdict
+from spec_protocols.gate._model import GateError, GateReport, Problem, ProtocolName, Verdict
 
 #: A checker's words for a call passing a keyword the callee does not take (pyright's, mypy's).
 _REFUSED_KEYWORD = re.compile(r'(?:No parameter named|Unexpected keyword argument) "(\w+)"')
@@ -95,10 +95,56 @@ def plan_fixes(report: GateReport, editable: Callable[[Path], bool]) -> FixPlan:
             if key not in seen:
                 seen.add(key)
                 plan.files.setdefault(path, FilePlan(path)).edits.append(edit)
-    plan.left = [f"{target}: {', '.join(members)}: {why}" for (target, why), members in unanswered.items()]
     for file_plan in plan.files.values():
         file_plan.applied = _apply(file_plan)
+    registered = _unregistered_algorithms(report, editable)
+    if registered and isinstance(editable, Editable) and _give_spec_class(plan, editable.files()):
+        # The registration edit answers the default algorithm object's findings (made in sglang's file).
+        unanswered = {key: members for key, members in unanswered.items() if key[0] not in registered}
+    plan.left = [f"{target}: {', '.join(members)}: {why}" for (target, why), members in unanswered.items()]
     return plan
+
+
+def _unregistered_algorithms(report: GateReport, editable: Callable[[Path], bool]) -> set[str]:
+    """The failing algorithm objects defined outside the targets: sglang's default
+    ``CustomSpecAlgo``, which a registration without ``spec_class=`` gets."""
+    return {
+        result.check.target
+        for result in report.results
+        if result.verdict is Verdict.FAIL
+        and result.check.protocol == ProtocolName.SPEC_ALGORITHM
+        and not any(p.file is not None and editable(Path(p.file).resolve()) for p in result.problems)
+    }
+
+
+def _give_spec_class(plan: FixPlan, files: Sequence[Path]) -> bool:
+    """Give each registration without ``spec_class=`` in ``files`` a conforming one (:mod:`._registration`); whether any was."""
+    from spec_protocols.gate._fix._registration import with_spec_class
+
+    made = False
+    for path in files:
+        if not path.is_file():
+            continue
+        file_plan = plan.files.get(path)
+        text = file_plan.applied.text if file_plan is not None and file_plan.applied is not None else path.read_text(encoding="utf-8")
+        if "SpeculativeAlgorithm" not in text:
+            continue
+        try:
+            registered = with_spec_class(text)
+        except Exception:  # noqa: BLE001 - LibCST's parser: the file is the author's; no edit, not the run
+            continue
+        if not registered.done:
+            continue
+        try:
+            ast.parse(registered.text)
+        except SyntaxError as error:
+            raise GateError(f"{path}: the edited text does not parse (line {error.lineno}: {error.msg}); nothing written") from None
+        if file_plan is None or file_plan.applied is None:
+            plan.files[path] = FilePlan(path, before=text, applied=registered)
+        else:
+            file_plan.applied = Applied(registered.text, [*file_plan.applied.done, *registered.done], file_plan.applied.refused)
+        made = True
+    return made
 
 
 def _edit_for(target: str, problem: Problem, editable: Callable[[Path], bool]) -> tuple[Edit | None, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec_protocols.gate._fix import plan_fixes
+from spec_protocols.gate._fix import Editable, plan_fixes
 from spec_protocols.gate._fix._edits import apply_edits
 from spec_protocols.gate._model import GateError, GateReport
 
@@ -33,7 +33,7 @@ class Mend:
 def mends_for(report: GateReport, path: Path) -> list[Mend]:
     """The actions that mend ``report``'s findings in ``path`` (none where fix has no edit there)."""
     try:
-        plan = plan_fixes(report, lambda file: file == path)
+        plan = plan_fixes(report, Editable((path,)))
     except GateError:
         return []  # an edit whose text would not parse: fix refuses it, and so does the editor
     file_plan = plan.files.get(path)
@@ -49,7 +49,9 @@ def mends_for(report: GateReport, path: Path) -> list[Mend]:
             continue
         words = "; ".join(f"[{safety}] {what}" for safety, what in one.done)
         mends.append(Mend(f"spec-protocols: {words}", one.text, (edit.member,)))
-    if len(mends) > 1:
+    if len(mends) != 1 or mends[0].text != file_plan.applied.text:
+        # Several edits, or one no single action makes (a registration given its spec_class=).
         members = tuple(dict.fromkeys(edit.member for edit in file_plan.edits))
-        mends.append(Mend(f"spec-protocols: make all {len(mends)} edits (spec-protocols fix --write)", file_plan.applied.text, members, True))
+        count = len(file_plan.applied.done)
+        mends.append(Mend(f"spec-protocols: make all {count} edits (spec-protocols fix --write)", file_plan.applied.text, members, True))
     return mends
