@@ -193,5 +193,5 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path, target: str) -> None:
 def test_help_teaches_the_edits() -> None:
     ran = subprocess.run([sys.executable, "-m", "spec_protocols.gate._cli", "fix", "--help"], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
     assert ran.returncode == 0
-    for words in ("[safe]", "[review]", "--write", "never touches a file outside TARGET", "exit status"):
+    for words in ("[safe]", "[review]", "--diff", "--write", "never touches a file outside TARGET", "exit status", "registration"):
         assert words in ran.stdout, ran.stdout

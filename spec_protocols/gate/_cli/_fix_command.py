@@ -47,7 +47,7 @@ exit status: 0 nothing left to fix, 1 edits to make (without --write) or
 findings left after them, 2 usage or environment error (one line)
 
 examples:
-  spec-protocols fix my_plugin/                  show the edits as a diff
+  spec-protocols fix my_plugin/                  show the edits as a diff (--diff)
   spec-protocols fix my_plugin/ --write          write them, then check again
   spec-protocols fix my_plugin/ --sglang 0.5.23 {static_flags}
 """
@@ -55,7 +55,9 @@ examples:
 
 def _add_arguments(fix: argparse.ArgumentParser) -> None:
     fix.add_argument("targets", nargs="+", metavar="TARGET", help="what to fix: a path, a package or module (as for check)")
-    fix.add_argument("--write", action="store_true", help="write the edits (default: show them as a unified diff)")
+    shown = fix.add_mutually_exclusive_group()
+    shown.add_argument("--diff", action="store_true", help="show the edits as a unified diff and write nothing (the default)")
+    shown.add_argument("--write", action="store_true", help="write the edits, then check again")
     fix.add_argument("--sglang", metavar="RELEASE|PATH", help="check against that release or source tree (as for check)")
     fix.add_argument("--checker", action="append", default=[], metavar="NAME", help="run only this checker (repeatable; default: the gate's)")
     fix.add_argument("--no-import", action="store_true", help="never import the targets (the static checkers only)")
