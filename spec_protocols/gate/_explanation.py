@@ -12,6 +12,13 @@ worker satisfies (``SpecWorker`` and the two capability protocols). A draft
 worker (``DraftWorker``) or a draft-worker class (``DraftWorkerFactory``) never
 subclasses ``SpecWorkerBase``, so for those the column says what supplies the
 member instead.
+
+For ``SpecWorker``, given a release's source (:func:`result_uses`), it also
+says what sglang does with what ``forward_batch_generation`` returns on the
+overlap loop: each attribute of the result (and of its draft input) read or
+stored, at its line, under its conditions, read from that release's
+``run_batch`` with ``ast`` (the replay checker holds a returned value to the
+same list).
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from __future__ import annotations
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 import spec_protocols
 from spec_protocols import CALL_SITES, SpecAlgorithmBase, SpecWorkerBase
@@ -28,7 +36,10 @@ from spec_protocols._protocols import PROTOCOL_NAMES
 from spec_protocols.gate._model import GateError, ProtocolName
 from spec_protocols.gate._roles import CAPABILITIES
 
-__all__ = ["PROTOCOL_NAMES", "explain"]
+if TYPE_CHECKING:
+    from spec_protocols.gate._checkers._replay._result import Use
+
+__all__ = ["PROTOCOL_NAMES", "explain", "result_uses"]
 
 # Protocols a spec worker satisfies (SpecWorker and the capabilities):
 # SpecWorkerBase's defaults are relevant.
@@ -184,3 +195,33 @@ def explain(protocol_name: str) -> str:
         lines.append(f"      default:   {default}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def result_uses(srt: Path, release: str) -> str:
+    """What the release under ``srt`` (``.../sglang/srt``) does with ``forward_batch_generation``'s result, a line per use."""
+    from spec_protocols.gate._checkers._replay._result import overlap_result_uses
+
+    uses = overlap_result_uses(srt)
+    head = f"What sglang {release} does with what forward_batch_generation returns (Scheduler.run_batch, the overlap loop):"
+    if not uses:
+        return f"{head}\n  nothing read from its source: this release's run_batch has no overlap branch that uses it\n"
+    lines = [head]
+    for use in uses:
+        lines.append(f"  {use.words()}  (sglang/srt/{use.site}{_when(use)})")
+    lines.append("  A result that lacks one of the reads fails at its first batch; assert_forward_result checks a real one.")
+    return "\n".join(lines) + "\n"
+
+
+def _when(use: Use) -> str:
+    """``, when ...`` for a use that happens under conditions."""
+    said: list[str] = []
+    for condition in use.conditions:
+        value = ".".join(("batch_result", *condition.path))
+        words = {
+            "none": f"{value} is None",
+            "not_none": f"{value} is not None",
+            "predicate": f"the algorithm's {condition.name}() is true",
+            "not_predicate": f"the algorithm's {condition.name}() is false",
+        }[condition.kind]
+        said.append(words)
+    return f", when {' and '.join(said)}" if said else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typing_extensions import get_protocol_members
@@ -110,3 +111,40 @@ def test_explain_imports_neither_sglang_nor_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_what_sglang_does_with_the_forward_result_is_read_from_the_release() -> None:
+    """Issue 31, item 1: the overlap loop's reads and stores of forward_batch_generation's result, with their sites."""
+    from spec_protocols.gate._contract import resolve_sglang
+    from spec_protocols.gate._explanation import result_uses
+
+    source = resolve_sglang(None)
+    if source is None:
+        pytest.skip("no sglang source installed here")
+    text = result_uses(source.root / "sglang" / "srt", source.release)
+    assert text.startswith(f"What sglang {source.release} does with what forward_batch_generation returns")
+    lines = text.splitlines()
+    # The scheduler sets batch.spec_info to the result's draft input, then reads and stores on it.
+    reads = [line for line in lines if line.strip().startswith("reads batch_result.next_draft_input ")]
+    assert any("sglang/srt/managers/scheduler.py:" in line and "is_none() is false" in line for line in reads), reads
+    assert any(line.strip().startswith("stores batch_result.next_draft_input.future_indices ") for line in lines)
+    assert any(line.strip().startswith("reads batch_result.copy_to_cpu ") for line in lines)
+
+
+def test_a_release_without_the_overlap_branch_says_so(tmp_path: Path) -> None:
+    from spec_protocols.gate._explanation import result_uses
+
+    srt = tmp_path / "sglang" / "srt"
+    (srt / "managers").mkdir(parents=True)
+    (srt / "managers" / "scheduler.py").write_text("class Scheduler:\n    def run_batch(self, batch):\n        return None\n", encoding="utf-8")
+    assert "nothing read from its source" in result_uses(srt, "9.9.9")
+
+
+def test_the_command_adds_the_result_section_for_spec_worker_only() -> None:
+    def explained(*args: str) -> str:
+        ran = subprocess.run([sys.executable, "-m", "spec_protocols.gate._cli", "explain", *args], capture_output=True, text=True, check=False)
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout
+
+    assert "does with what forward_batch_generation returns" in explained("SpecWorker")
+    assert "forward_batch_generation returns" not in explained("DraftWorker")

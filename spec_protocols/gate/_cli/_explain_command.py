@@ -20,12 +20,28 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
     protocols = "SpecWorker, DraftWorker, DraftWorkerFactory, or a capability: " + ", ".join(CAPABILITIES)
     parser.add_argument("protocol", metavar="PROTOCOL", help=protocols)
+    parser.add_argument(
+        "--sglang",
+        metavar="RELEASE|PATH",
+        help="for SpecWorker, read what that release (fetched into the cache) or source tree does with "
+        "forward_batch_generation's result (default: the installed sglang)",
+    )
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
-    from spec_protocols.gate._explanation import explain
+    from spec_protocols.gate._explanation import explain, result_uses
+    from spec_protocols.gate._model import ProtocolName
 
-    sys.stdout.write(explain(args.protocol).rstrip("\n") + "\n")
+    text = explain(args.protocol).rstrip("\n") + "\n"
+    if args.protocol == ProtocolName.SPEC_WORKER:
+        from spec_protocols.gate._contract import resolve_sglang
+
+        source = resolve_sglang(args.sglang)
+        if source is None:
+            text += "\nWhat sglang does with what forward_batch_generation returns: no sglang is installed here; --sglang RELEASE reads it from that release.\n"
+        else:
+            text += "\n" + result_uses(source.root / "sglang" / "srt", source.release)
+    sys.stdout.write(text)
     return 0
 
 
@@ -33,7 +49,8 @@ EXPLAIN = Command(
     name="explain",
     help="list a protocol's members, their sglang call sites and defaults",
     description="Print each member of a protocol: its signature, the sglang call site it comes "
-    "from, and whether SpecWorkerBase gives a default.",
+    "from, and whether SpecWorkerBase gives a default; for SpecWorker, also what sglang does with "
+    "what forward_batch_generation returns.",
     add_arguments=_add_arguments,
     run=_run,
 )
