@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import tempfile
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -25,10 +24,9 @@ from typing import TYPE_CHECKING
 from spec_protocols.gate._lsp._actions import mends_for
 from spec_protocols.gate._lsp._diagnostics import Spot, spots_by_file
 from spec_protocols.gate._model import GateError, GateReport
-from spec_protocols.gate._paths import cache_dir
-from spec_protocols.gate._request import CachePolicy, GateRequest
+from spec_protocols.gate._request import GateRequest
 from spec_protocols.gate._run import run
-from spec_protocols.gate._watch import end_checkers, warm_checkers
+from spec_protocols.gate._watch import end_checkers, warm_rounds
 
 if TYPE_CHECKING:
     from lsprotocol import types
@@ -41,13 +39,8 @@ class Checks:
     """The gate on one file at a time, its checkers warm between checks."""
 
     def __init__(self, request: GateRequest) -> None:
-        base = cache_dir() / "runs"
-        base.mkdir(parents=True, exist_ok=True)
-        self.root = Path(tempfile.mkdtemp(prefix="lsp-", dir=base))
-        self.checkers = warm_checkers(request, self.root)
-        # As a watch round: every stage runs (its stored results reused), so a save is never answered from the run memo of another text.
-        cache = CachePolicy.OFF if request.cache is CachePolicy.OFF else CachePolicy.STAGES
-        self.request = replace(request, registry=self.checkers, checkers=tuple(self.checkers), cache=cache)
+        # Each check is a watch round: every stage runs, its stored results reused.
+        self.root, self.checkers, self.request = warm_rounds(request, "lsp-")
         self._lock = threading.Lock()
 
     def check(self, path: Path) -> GateReport:

@@ -9,11 +9,11 @@ request, with each checker as it runs warm (``Checker.warm``: its own
 module keeps its daemon, language server or next probe); it sits above the
 pipeline and below the CLI, whose ``check --watch`` calls :func:`watch`; the
 language server (``spec-protocols lsp``) runs its checkers the same way
-(:func:`warm_checkers`, :func:`end_checkers`).
+(:func:`warm_rounds`, :func:`end_checkers`).
 """
 
 from __future__ import annotations
 
-from spec_protocols.gate._watch._loop import INTERRUPTED, end_checkers, refuse_with_watch, warm_checkers, watch
+from spec_protocols.gate._watch._loop import INTERRUPTED, end_checkers, refuse_with_watch, warm_checkers, warm_rounds, watch
 
-__all__ = ["INTERRUPTED", "end_checkers", "refuse_with_watch", "warm_checkers", "watch"]
+__all__ = ["INTERRUPTED", "end_checkers", "refuse_with_watch", "warm_checkers", "warm_rounds", "watch"]

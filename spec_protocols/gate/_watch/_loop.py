@@ -41,7 +41,7 @@ from spec_protocols.gate._watch._changes import Snapshot, WatchSet, snapshot, wa
 from spec_protocols.gate._checkers._persistent import STOPPING
 from spec_protocols.gate._watch._processes import end_children, end_naming
 
-__all__ = ["INTERRUPTED", "end_checkers", "refuse_with_watch", "warm_checkers", "watch"]
+__all__ = ["INTERRUPTED", "end_checkers", "refuse_with_watch", "warm_checkers", "warm_rounds", "watch"]
 
 #: Exit status of a watch ended by Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
@@ -66,6 +66,22 @@ def warm_checkers(request: GateRequest, root: Path) -> dict[str, WarmChecker]:
     from spec_protocols.gate._pipeline import choose_checkers
 
     return {checker.name: checker.warm(root) for checker in choose_checkers(request)}
+
+
+def warm_rounds(request: GateRequest, prefix: str) -> tuple[Path, dict[str, WarmChecker], GateRequest]:
+    """A folder for warm checkers (``prefix`` names it, below the cache's runs),
+    ``request``'s checkers started warm in it, and the request each round runs.
+
+    Each round is the one-shot run of the request with the warm checkers; it
+    goes through every stage (their stored results reused), so that it knows
+    what it read (the watch's next round waits on those files) and is never
+    answered from the run memo of another text."""
+    base = cache_dir() / "runs"
+    base.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    checkers = warm_checkers(request, root)
+    cache = CachePolicy.OFF if request.cache is CachePolicy.OFF else CachePolicy.STAGES
+    return root, checkers, replace(request, registry=checkers, checkers=tuple(checkers), cache=cache)
 
 
 def end_checkers(checkers: Iterable[WarmChecker], root: Path) -> None:
@@ -118,15 +134,7 @@ class _Session:
     """One watch: its warm checkers, its rounds."""
 
     def __init__(self, request: GateRequest, fmt: str, include_timings: bool) -> None:
-        base = cache_dir() / "runs"
-        base.mkdir(parents=True, exist_ok=True)
-        self.root = Path(tempfile.mkdtemp(prefix="watch-", dir=base))
-        self.checkers = warm_checkers(request, self.root)
-        # Each round is the one-shot run of the request, with the warm checkers;
-        # it goes through every stage (their cached results reused), so that it
-        # knows what it read: the next round waits on those files.
-        cache = CachePolicy.OFF if request.cache is CachePolicy.OFF else CachePolicy.STAGES
-        self.request = replace(request, registry=self.checkers, checkers=tuple(self.checkers), cache=cache)
+        self.root, self.checkers, self.request = warm_rounds(request, "watch-")
         self.fmt = fmt
         self.include_timings = include_timings
         self.watched = WatchSet()
