@@ -85,3 +85,13 @@ def test_a_file_of_a_package_is_checked_with_its_outermost_package(tmp_path: Pat
     (tmp_path / "loose.py").write_text("", encoding="utf-8")
     assert checked_for(inner / "workers.py") == tmp_path / "top"
     assert checked_for(tmp_path / "loose.py") == tmp_path / "loose.py"
+
+
+def test_a_class_defined_under_try_or_if_is_found_at_its_level(tmp_path: Path) -> None:
+    plugin = tmp_path / "guarded.py"
+    plugin.write_text(
+        "try:\n    import fast\nexcept ImportError:\n    class Worker:\n        pass\nif True:\n    class Draft:\n        pass\n",
+        encoding="utf-8",
+    )
+    assert class_line(plugin, "pkg.guarded.Worker") == 4
+    assert class_line(plugin, "pkg.guarded.Draft") == 7

@@ -20,8 +20,9 @@ import difflib
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from spec_protocols.gate._fix._edits import Applied, Edit, EditKind, apply_edits
@@ -31,7 +32,7 @@ from spec_protocols.gate._model import GateError, GateReport, Problem, ProtocolN
 #: A checker's words for a call passing a keyword the callee does not take (pyright's, mypy's).
 _REFUSED_KEYWORD = re.compile(r'(?:No parameter named|Unexpected keyword argument) "(\w+)"')
 
-__all__ = ["Editable", "FilePlan", "FixPlan", "counts", "describe", "editable", "left_lines", "plan_fixes", "shown", "write_plan"]
+__all__ = ["Editable", "FilePlan", "FixPlan", "class_defined", "counts", "describe", "editable", "left_lines", "plan_fixes", "shown", "write_plan"]
 
 
 @dataclass
@@ -135,10 +136,7 @@ def _give_spec_class(plan: FixPlan, files: Sequence[Path]) -> bool:
             continue
         if not registered.done:
             continue
-        try:
-            ast.parse(registered.text)
-        except SyntaxError as error:
-            raise GateError(f"{path}: the edited text does not parse (line {error.lineno}: {error.msg}); nothing written") from None
+        _parses(path, registered.text)
         if file_plan is None or file_plan.applied is None:
             plan.files[path] = FilePlan(path, before=text, applied=registered)
         else:
@@ -198,26 +196,53 @@ def _override(target: str, protocol: str, member: str, editable: Callable[[Path]
 
 
 def _class_in(path: Path, target: str) -> str | None:
-    """The qualified name, in ``path``, of the class ``target`` (a dotted name) names: its longest tail defined there."""
+    """The qualified name, in ``path``, of the class ``target`` names (see :func:`class_defined`)."""
+    found = class_defined(path, target)
+    return found[0] if found is not None else None
+
+
+def class_defined(path: Path, target: str) -> tuple[str, int] | None:
+    """Where the class ``target`` (a dotted name) is defined in ``path``: the
+    longest tail of it that is a class's qualified name there, and that
+    class's ``class`` line; None where ``path`` defines none of them."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    lines = _class_lines(path, stat.st_mtime_ns, stat.st_size)
+    parts = target.split(".")
+    for start in range(len(parts)):
+        qualname = ".".join(parts[start:])
+        if qualname in lines:
+            return qualname, lines[qualname]
+    return None
+
+
+@lru_cache(maxsize=64)
+def _class_lines(path: Path, mtime_ns: int, size: int) -> Mapping[str, int]:
+    """Each class's qualified name in ``path`` and its ``class`` line, for the
+    file in that state (a long-lived caller, the language server, reads a
+    file again only once it changed). A class in an ``if`` or ``try`` body is
+    named as at its level."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError):
-        return None
-    defined: set[str] = set()
+        return {}
+    lines: dict[str, int] = {}
 
     def walk(body: Sequence[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
-                defined.add(prefix + node.name)
-                walk(node.body, f"{prefix}{node.name}.")
+                qualname = prefix + node.name
+                lines.setdefault(qualname, node.lineno)
+                walk(node.body, f"{qualname}.")
+            elif isinstance(node, ast.If):
+                walk([*node.body, *node.orelse], prefix)
+            elif isinstance(node, ast.Try):
+                walk([*node.body, *(h for handler in node.handlers for h in handler.body), *node.orelse, *node.finalbody], prefix)
 
     walk(tree.body, "")
-    parts = target.split(".")
-    for start in range(len(parts)):
-        qualname = ".".join(parts[start:])
-        if qualname in defined:
-            return qualname
-    return None
+    return lines
 
 
 def _apply(file_plan: FilePlan) -> Applied:
@@ -226,11 +251,16 @@ def _apply(file_plan: FilePlan) -> Applied:
         applied = apply_edits(text, file_plan.edits)
     except Exception as error:  # noqa: BLE001 - LibCST's parser: the file is the author's; the edit is refused, not the run
         return Applied(text, refused=[f"{file_plan.path}: LibCST could not edit it ({type(error).__name__}: {error})"])
-    try:
-        ast.parse(applied.text)
-    except SyntaxError as error:
-        raise GateError(f"{file_plan.path}: the edited text does not parse (line {error.lineno}: {error.msg}); nothing written") from None
+    _parses(file_plan.path, applied.text)
     return applied
+
+
+def _parses(path: Path, text: str) -> None:
+    """A :class:`GateError` where ``path``'s edited ``text`` does not parse: nothing is written then."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        raise GateError(f"{path}: the edited text does not parse (line {error.lineno}: {error.msg}); nothing written") from None
 
 
 @dataclass(frozen=True, slots=True)

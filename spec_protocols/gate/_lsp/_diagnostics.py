@@ -15,13 +15,12 @@ mapping is tested without a client.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from spec_protocols.gate._fix import class_defined
 from spec_protocols.gate._model import GateReport, Problem, Result, Verdict
 
 __all__ = ["Spot", "class_line", "spots_by_file"]
@@ -104,34 +103,8 @@ def _located_by(result: Result) -> Callable[[str], tuple[Path, int] | None]:
 
 
 def class_line(path: Path, target: str) -> int | None:
-    """The ``class`` line of ``target`` (``module.Outer.Class``) in ``path``; None where it is not defined there."""
-    try:
-        state = path.stat().st_mtime_ns
-    except OSError:
-        return None
-    lines = _class_lines(path, state)
-    # The longest qualified name the target ends with: Outer.Inner before a top-level Inner.
-    named = [qualname for qualname in lines if target == qualname or target.endswith("." + qualname)]
-    return lines[max(named, key=len)] if named else None
-
-
-@cache
-def _class_lines(path: Path, mtime: int) -> dict[str, int]:
-    """Each class's qualified name in ``path`` and its ``class`` line (keyed by the file's state)."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return {}
-    lines: dict[str, int] = {}
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                qualname = f"{prefix}{node.name}"
-                lines.setdefault(qualname, node.lineno)
-                walk(node.body, qualname + ".")
-            elif isinstance(node, (ast.If, ast.Try)):
-                walk([*node.body, *node.orelse], prefix)
-
-    walk(tree.body, "")
-    return lines
+    """The ``class`` line of ``target`` (``module.Outer.Class``) in ``path`` (the
+    longest qualified name it ends with: ``Outer.Class`` before a top-level
+    ``Class``); None where it is not defined there."""
+    found = class_defined(path, target)
+    return found[1] if found is not None else None
