@@ -311,20 +311,23 @@ def assert_forward_result(result: object, *, algorithm: object = None, sglang: s
 
 
 def _sglang_srt(sglang: str | os.PathLike[str] | None) -> Path:
-    """``sglang/srt`` of the source ``sglang`` names (None: the installed one, located, not imported); a one-line failure where there is none."""
+    """``sglang/srt`` of the source ``sglang`` names (None: the installed one,
+    located as the gate locates it, not imported); a one-line failure where
+    there is none. No release number is read: a test's tree may have none."""
     __tracebackhide__ = True
-    import importlib.util
+    from spec_protocols.gate._contract import installed_root, tree_root
+    from spec_protocols.gate._model import GateError
 
-    if sglang is None:
-        spec = importlib.util.find_spec("sglang")
-        if spec is None or spec.origin is None:
-            pytest.fail("assert_forward_result: no sglang is installed here; pass sglang=PATH (a folder holding sglang/)", pytrace=False)
-        return Path(spec.origin).parent / "srt"
-    root = Path(sglang)
-    for candidate in (root / "sglang" / "srt", root / "srt"):
-        if (candidate / "managers").is_dir():
-            return candidate
-    pytest.fail(f"assert_forward_result: {root} holds no sglang/srt/managers: not an sglang source tree", pytrace=False)
+    try:
+        root = installed_root() if sglang is None else tree_root(sglang)
+    except GateError as error:
+        pytest.fail(f"assert_forward_result: {error}", pytrace=False)
+    if root is None:
+        pytest.fail("assert_forward_result: no sglang is installed here; pass sglang=PATH (a folder holding sglang/)", pytrace=False)
+    srt = root / "sglang" / "srt"
+    if not (srt / "managers").is_dir():
+        pytest.fail(f"assert_forward_result: {srt} has no managers/: not an sglang source tree", pytrace=False)
+    return srt
 
 
 def _predicate_of(algorithm: object) -> Callable[[str], bool | None]:

@@ -95,8 +95,15 @@ def test_a_release_without_an_overlap_branch_skips(tmp_path: Path) -> None:
 
 
 def test_a_path_that_is_no_sglang_tree_fails_in_one_line(tmp_path: Path) -> None:
-    with pytest.raises(pytest.fail.Exception, match="holds no sglang/srt/managers: not an sglang source tree"):
+    # The gate's own words for a --sglang PATH that holds no sglang.
+    with pytest.raises(pytest.fail.Exception, match="holds no sglang source: expected a folder holding sglang/") as raised:
         assert_forward_result(_Result(), sglang=tmp_path)
+    assert "\n" not in str(raised.value)
+    (tmp_path / "sglang" / "srt").mkdir(parents=True)
+    with pytest.raises(pytest.fail.Exception, match="has no managers/: not an sglang source tree"):
+        assert_forward_result(_Result(), sglang=tmp_path)
+    with pytest.raises(pytest.fail.Exception, match="does not exist"):
+        assert_forward_result(_Result(), sglang=tmp_path / "missing")
 
 
 def test_it_is_a_fixture_too(pytester: pytest.Pytester, tmp_path: Path) -> None:

@@ -40,10 +40,12 @@ from spec_protocols.gate._contract._contract_formats import contract_json, contr
 from spec_protocols.gate._contract._release_source import (
     SglangSource,
     fetch_release,
+    installed_root,
     installed_source,
     release_of,
     resolve_sglang,
     source_at,
+    tree_root,
 )
 from spec_protocols.gate._contract._terms import (
     CallShape,
@@ -74,6 +76,7 @@ __all__ = [
     "contract_markdown",
     "extract_contract",
     "fetch_release",
+    "installed_root",
     "installed_source",
     "kept_default_needs",
     "release_of",
@@ -82,4 +85,5 @@ __all__ = [
     "releases_markdown",
     "resolve_sglang",
     "source_at",
+    "tree_root",
 ]

@@ -74,11 +74,13 @@ __all__ = [
     "Origin",
     "SglangSource",
     "fetch_release",
+    "installed_root",
     "installed_source",
     "is_release",
     "release_of",
     "resolve_sglang",
     "source_at",
+    "tree_root",
     "unpacked_wheels",
 ]
 
@@ -198,14 +200,38 @@ def release_of(root: Path) -> str:
     )
 
 
-def installed_source() -> SglangSource | None:
-    """The sglang the import system would find, or None when there is none."""
+def installed_root() -> Path | None:
+    """The folder holding the sglang the import system would find (never
+    imported), or None when there is none."""
     found = find_module_file("sglang", search_path())
     if found is None:
         return None
     package = found if found.is_dir() else found.parent
-    root = package.parent
+    return package.parent
+
+
+def installed_source() -> SglangSource | None:
+    """The sglang the import system would find, or None when there is none."""
+    root = installed_root()
+    if root is None:
+        return None
     return SglangSource(root=root, release=release_of(root), origin="installed")
+
+
+def tree_root(path: Path | str) -> Path:
+    """The folder holding ``sglang/`` that ``path`` names: that folder, or
+    the ``sglang/`` folder itself; a :class:`GateError` in one line for
+    anything else. Reads no release: a test's synthetic tree has none."""
+    given = Path(path).expanduser()
+    if given.is_dir():
+        if (given / "sglang").is_dir():
+            return given.resolve()
+        if given.name == "sglang" and (given / "srt").is_dir():
+            return given.parent.resolve()
+        raise GateError(f"{given} holds no sglang source: expected a folder holding sglang/, the sglang/ folder itself, or a wheel")
+    if given.exists():
+        raise GateError(f"{given} is not sglang source: expected a folder holding sglang/, the sglang/ folder itself, or a .whl file")
+    raise GateError(f"{given} does not exist")
 
 
 def source_at(path: Path | str) -> SglangSource:
@@ -214,17 +240,8 @@ def source_at(path: Path | str) -> SglangSource:
     given = Path(path).expanduser()
     if given.is_file() and given.suffix == ".whl":
         return _unpacked_wheel(given)
-    if given.is_dir():
-        if (given / "sglang").is_dir():
-            root = given
-        elif given.name == "sglang" and (given / "srt").is_dir():
-            root = given.parent
-        else:
-            raise GateError(f"{given} holds no sglang source: expected a folder holding sglang/, the sglang/ folder itself, or a wheel")
-        return SglangSource(root=root.resolve(), release=release_of(root), origin="path")
-    if given.exists():
-        raise GateError(f"{given} is not sglang source: expected a folder holding sglang/, the sglang/ folder itself, or a .whl file")
-    raise GateError(f"{given} does not exist")
+    root = tree_root(given)
+    return SglangSource(root=root, release=release_of(root), origin="path")
 
 
 # -- the cache -----------------------------------------------------------------------
