@@ -377,7 +377,10 @@ class _Groups:
     def check(self, group: Sequence[ResolvedTarget], extra_roots: Sequence[Path]) -> list[str]:
         """Discover and check one group of targets; its notes."""
         with self.clock.stage("discovery", self.cache):
-            found = self.cache.discovery(group, extra_roots, lambda read: discover(group, extra_roots, read=read))
+            built_in = self.terms.built_in
+            found = self.cache.discovery(
+                group, extra_roots, lambda read: discover(group, extra_roots, read=read, built_in=built_in), built_in
+            )
         self.read.append((group, found, extra_roots))
         importers = [name for name in default_names() if CHECKERS[name].imports_target]
         require_importing(found, importing=any(c.imports_target for c in self.chosen), importers=importers)

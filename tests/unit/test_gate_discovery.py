@@ -268,3 +268,30 @@ def test_cyclic_bases_terminate(tmp_path: Path) -> None:
     )
     roles = module_roles(discover([resolve_target(str(tmp_path / "cyc"))]))
     assert roles == {"cyc.w.W": {ClassRole.SPEC_WORKER}}
+
+
+def test_the_releases_built_in_workers_are_spec_workers_whatever_their_bases(tmp_path: Path) -> None:
+    """A release's create_worker returns a V1 worker deriving from TpModelWorker
+    and an NGRAM worker deriving from nothing (0.5.10-0.5.12): given the
+    release's built-in list, discovery holds both as spec workers."""
+    _write(
+        tmp_path,
+        {
+            "relpkg/__init__.py": "",
+            "relpkg/v1.py": """
+                from sglang.srt.managers.tp_worker import TpModelWorker
+
+                class V1Worker(TpModelWorker):
+                    pass
+            """,
+            "relpkg/ngram.py": "class NgramWorker:\n    pass\n",
+        },
+    )
+    target = [resolve_target(str(tmp_path / "relpkg"))]
+    built_in = {"relpkg.v1.V1Worker", "relpkg.ngram.NgramWorker"}
+    assert module_roles(discover(target, built_in=built_in)) == {
+        "relpkg.v1.V1Worker": {ClassRole.SPEC_WORKER, ClassRole.DRAFT_WORKER},
+        "relpkg.ngram.NgramWorker": {ClassRole.SPEC_WORKER},
+    }
+    # Without the release's list, only the base says what a class is.
+    assert module_roles(discover(target)) == {"relpkg.v1.V1Worker": {ClassRole.DRAFT_WORKER}}

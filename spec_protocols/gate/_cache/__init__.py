@@ -65,7 +65,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
@@ -169,7 +169,11 @@ class StageCache(Protocol):
 
     def contract(self, source: SglangSource, extract: Callable[[], Contract]) -> Contract: ...
     def discovery(
-        self, targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path], discover: Callable[[SourceReads | None], Discovery]
+        self,
+        targets: Sequence[ResolvedTarget],
+        extra_roots: Sequence[Path],
+        discover: Callable[[SourceReads | None], Discovery],
+        built_in: Collection[str] = (),
     ) -> Discovery: ...
     def look_up(self, checkers: Sequence[Checker], check_input: CheckInput) -> Lookup: ...
     def store(self, lookup: Lookup, outcome: CheckerOutcome) -> None: ...
@@ -186,7 +190,11 @@ class NoCache:
         return extract()
 
     def discovery(
-        self, targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path], discover: Callable[[SourceReads | None], Discovery]
+        self,
+        targets: Sequence[ResolvedTarget],
+        extra_roots: Sequence[Path],
+        discover: Callable[[SourceReads | None], Discovery],
+        built_in: Collection[str] = (),
     ) -> Discovery:
         return discover(None)
 
@@ -282,9 +290,11 @@ class VerdictCache:
         targets: Sequence[ResolvedTarget],
         extra_roots: Sequence[Path],
         discover: Callable[[SourceReads], Discovery],
+        built_in: Collection[str] = (),
     ) -> Discovery:
         """The discovery of ``targets``: the stored one while nothing it read
-        changed, else ``discover(read)``'s (``read`` collects what it read; then stored)."""
+        changed, else ``discover(read)``'s (``read`` collects what it read; then stored).
+        ``built_in``: the release's built-in workers, which ``discover`` picks (keyed)."""
         start = time.perf_counter()
         roots = [*extra_roots, *(t.search_root for t in targets)]
         search = search_path(roots)
@@ -304,6 +314,7 @@ class VerdictCache:
                     "files": files,
                     "roots": [str(r) for r in extra_roots],
                     "search": search,
+                    "built_in": sorted(built_in),
                 }
             )
         except (GateError, OSError, TypeError):

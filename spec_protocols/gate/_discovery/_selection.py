@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -147,12 +147,21 @@ class _Picks:
 
 
 def discover(
-    targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path] = (), *, read: SourceReads | None = None
+    targets: Sequence[ResolvedTarget],
+    extra_roots: Sequence[Path] = (),
+    *,
+    read: SourceReads | None = None,
+    built_in: Collection[str] = (),
 ) -> Discovery:
     """Find the classes and injection sites to check in ``targets``.
 
     ``extra_roots`` are searched first (``--sglang``'s source: the sglang
     base classes are read from there), and passed on to the checkers.
+    ``built_in``: the dotted names of the classes the release's
+    ``SpeculativeAlgorithm.create_worker`` returns (``ReleaseTerms.built_in``):
+    each is a spec worker wherever the targets define it, whatever its bases
+    (a V1 ``EAGLEWorker`` derives from ``TpModelWorker``; ``NGRAMWorker``
+    from nothing in some releases).
     ``read``, when given, receives the name of every module discovery looked
     for (found or not) and each file it parsed, with the digest of what it
     parsed, on success or failure: the verdict cache keys a stored discovery
@@ -164,18 +173,18 @@ def discover(
     roots = [*extra_roots, *(t.search_root for t in targets)]
     index = SourceIndex(search_path(roots), _ROOTS | DECORATOR_ROOTS)
     try:
-        return _discover(targets, roots, index)
+        return _discover(targets, roots, index, frozenset(built_in))
     finally:
         if read is not None:
             index.record(read)
 
 
-def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: SourceIndex) -> Discovery:
+def _discover(targets: Sequence[ResolvedTarget], roots: Sequence[Path], index: SourceIndex, built_in: frozenset[str]) -> Discovery:
     target_modules = _parse_targets(targets, index)
     wanted = _named_classes(targets)
     picks = _Picks(notes=[note for t in targets for note in t.notes])
     for module in target_modules.values():
-        _pick_classes(index, module, wanted, picks)
+        _pick_classes(index, module, wanted, picks, built_in)
         picks.notes.extend(_unreachable_notes(module))
         _pick_injections(index, module, picks)
         _pick_registrations(index, module, target_modules, picks)
@@ -267,16 +276,19 @@ def _parse_targets(targets: Sequence[ResolvedTarget], index: SourceIndex) -> dic
     return target_modules
 
 
-def _pick_classes(index: SourceIndex, module: ModuleSource, wanted: set[tuple[str, str]], picks: _Picks) -> None:
+def _pick_classes(
+    index: SourceIndex, module: ModuleSource, wanted: set[tuple[str, str]], picks: _Picks, built_in: frozenset[str]
+) -> None:
     """The classes of ``module`` on a known base or decorated as a worker,
-    with their roles, and those named as ``module:Class``."""
+    with their roles, those named as ``module:Class``, and the release's
+    built-in workers (spec workers: the scheduler builds and drives them)."""
     for qual in module.classes:
         qualified = f"{module.name}.{qual}"
         if qualified in _ROOTS:
             continue
         chain = index.ancestry(qualified)
         roles: set[ClassRole] = set()
-        if any(b in SPEC_ROOTS for b in chain):
+        if any(b in SPEC_ROOTS for b in chain) or qualified in built_in:
             roles.add(ClassRole.SPEC_WORKER)
         if any(b in DRAFT_ROOTS for b in chain):
             roles.add(ClassRole.DRAFT_WORKER)
