@@ -56,6 +56,7 @@ __all__ = [
     "ReleaseBranches",
     "ReleaseKeywords",
     "RolePolicy",
+    "class_terms",
     "policy",
     "policy_for",
     "registered_terms",
@@ -235,6 +236,8 @@ class ReleaseBranches(Protocol):
     def overlap_flag(self) -> str | None: ...
     @property
     def branch_only(self) -> Mapping[str, str]: ...
+    @property
+    def built_in_unreached(self) -> Mapping[str, frozenset[str]]: ...
     def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]: ...
 
 
@@ -318,6 +321,17 @@ def registered_terms(registrations: Sequence[Registration], terms: ReleaseBranch
     return RegisteredTerms(
         frozenset(branches), {m: tuple(s) for m, s in calls.items()}, capabilities, _bound(registrations), unreached
     )
+
+
+def class_terms(dotted: str, registrations: Sequence[Registration], terms: ReleaseBranches) -> RegisteredTerms:
+    """What the class ``dotted`` is held to beyond its role's protocol: its
+    registrations' terms (:func:`registered_terms`); for a built-in worker,
+    which the release's own ``create_worker`` returns, the members it never
+    meets (``ReleaseTerms.built_in_unreached``)."""
+    if registrations:
+        return registered_terms(registrations, terms)
+    never = terms.built_in_unreached.get(dotted, frozenset())
+    return RegisteredTerms(unreached=never)
 
 
 def _capabilities(registrations: Sequence[Registration]) -> tuple[str, ...]:

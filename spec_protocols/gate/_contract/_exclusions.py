@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from spec_protocols._releases import release_key
 
-__all__ = ["EXCLUSIONS", "Exclusion", "excluded"]
+__all__ = ["EXCLUSIONS", "Exclusion", "excluded", "excluded_at"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,10 @@ class Exclusion:
     first: str | None = None
     last: str | None = None
     reason: str = ""
+    #: Only the uses made in a function of this name (the last part of
+    #: ``Site.function``): the member stays required where other uses make
+    #: it so; the entry only keeps these uses from holding a worker to it.
+    function: str | None = None
 
     def applies_to(self, release: str) -> bool:
         key = release_key(release)
@@ -95,12 +99,41 @@ EXCLUSIONS: tuple[Exclusion, ...] = (
         "returned for every algorithm but EAGLE and EAGLE3 (a name test, not a predicate): a plugin's "
         "algorithm object never meets it; CustomSpecAlgo does not define it",
     ),
+    Exclusion(
+        "model_runner",
+        last="0.5.12",
+        function="save_remote_model",
+        reason="as from 0.5.13 on: the administrative RPC that saves the draft to remote storage reads it, and "
+        "sglang's own V2 workers have none (an upstream defect, docs/findings.md); until 0.5.13 the serving path "
+        "reads it too (the disaggregation and hierarchical-cache draft pools), on paths each release's own "
+        "create_worker decides, so the member stays required where those reads reach a worker",
+    ),
 )
 
 
 def excluded(member: str, release: str, *, receiver: str = "spec_worker", keyword: str | None = None) -> Exclusion | None:
     """The entry that excludes this use in ``release``, if any."""
     for entry in EXCLUSIONS:
-        if entry.member == member and entry.receiver == receiver and entry.keyword == keyword and entry.applies_to(release):
+        if (
+            entry.member == member
+            and entry.receiver == receiver
+            and entry.keyword == keyword
+            and entry.function is None
+            and entry.applies_to(release)
+        ):
+            return entry
+    return None
+
+
+def excluded_at(member: str, function: str, release: str, *, receiver: str = "spec_worker") -> Exclusion | None:
+    """The entry that leaves out the uses of ``member`` made in ``function``
+    (a ``Site.function``) in ``release``, if any: a whole-member entry, or one
+    for that function alone."""
+    whole = excluded(member, release, receiver=receiver)
+    if whole is not None:
+        return whole
+    name = function.rsplit(".", 1)[-1]
+    for entry in EXCLUSIONS:
+        if entry.member == member and entry.receiver == receiver and entry.function == name and entry.applies_to(release):
             return entry
     return None

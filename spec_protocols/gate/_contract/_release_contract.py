@@ -96,6 +96,13 @@ class Use:
     #: :data:`OVERLAP` / :data:`SYNCHRONOUS`: the use is made only on that
     #: branch of the scheduler; ``""``: on both.
     branch: str = ""
+    #: Who skips the use: each ``(algorithms, branch)`` says the enum members
+    #: (``NGRAM``) that never reach it, on that branch (``""``: on both), from a
+    #: negated predicate on its path (``if not is_ngram():``, the ``else`` of
+    #: ``if supports_spec_v2() and self.enable_overlap:``). A plugin's
+    #: algorithm is none of them; a built-in worker's own
+    #: (:attr:`BuiltInWorker.reach`) may be. Not published in the contract's JSON.
+    skipped_by: tuple[tuple[tuple[str, ...], str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +183,26 @@ class BuiltInWorker:
     name: str
     #: The ``return`` in ``create_worker``.
     site: Site
+    #: The (algorithm, scheduler branch) pairs for which ``create_worker``
+    #: may return it (``("EAGLE", "overlap")``): its path's conditions
+    #: evaluated for each enum member on each branch, a condition that cannot
+    #: be read counting as true. Empty: not read (every pair).
+    reach: tuple[tuple[str, str], ...] = ()
 
     @property
     def dotted(self) -> str:
         return f"{self.module}.{self.name}"
+
+    def reaches(self, use: Use) -> bool:
+        """Whether this worker can meet ``use``: on one of its pairs, the use's
+        branch is that branch (or both) and no ``skipped_by`` entry names it."""
+        if not self.reach:
+            return True
+        return any(
+            use.branch in ("", branch)
+            and not any(algorithm in skipped and on in ("", branch) for skipped, on in use.skipped_by)
+            for algorithm, branch in self.reach
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,7 +218,7 @@ def installed_source() -> SglangSource | None:
     return SglangSource(root=root, release=release_of(root), origin="installed")
 
 
-def tree_root(path: Path | str) -> Path:
+def tree_root(path: str | os.PathLike[str]) -> Path:
     """The folder holding ``sglang/`` that ``path`` names: that folder, or
     the ``sglang/`` folder itself; a :class:`GateError` in one line for
     anything else. Reads no release: a test's synthetic tree has none."""

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
-from spec_protocols.gate._contract._exclusions import excluded
+from spec_protocols.gate._contract._exclusions import excluded, excluded_at
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, Contract, DefaultNeeds, Hook, HookUse, Site, Use
 from spec_protocols.gate._model import GateError, ProtocolName
 from spec_protocols.gate._roles import CAPABILITIES
@@ -200,6 +200,13 @@ class ReleaseTerms:
     #: The dotted names (defining module and class) of the release's built-in
     #: workers, those ``SpeculativeAlgorithm.create_worker`` returns.
     built_in: frozenset[str] = frozenset()
+    #: Built-in worker -> the SpecWorker members (and presence-only ones) it
+    #: never meets: every required use of each lies where ``create_worker``
+    #: never sends it (another branch, or a path its own algorithm skips:
+    #: 0.5.10's ``EAGLEWorkerV2`` and the draft pool read in the ``else`` of
+    #: ``if supports_spec_v2() and self.enable_overlap:``). Held like a
+    #: registration's ``RegisteredTerms.unreached``.
+    built_in_unreached: Mapping[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
     #: Members the release calls on a spec worker only behind
     #: ``isinstance(w, BaseSpecWorker)`` -> the capability protocol that
     #: writes the call (``note_request_finished`` -> ``SupportsRequestFinished``).
@@ -453,11 +460,41 @@ def branch_only(contract: Contract, members: tuple[str, ...]) -> dict[str, tuple
     with that branch and the uses' sites."""
     found: dict[str, tuple[str, tuple[str, ...]]] = {}
     for member in members:
-        uses = [u for u in contract.uses_of(member) if u.receiver == "spec_worker" and u.classification == "required"]
+        uses = _holding_uses(contract, member)
         branches = {u.branch for u in uses}
         if len(branches) == 1 and "" not in branches:
             sites = tuple(dict.fromkeys(f"{u.site.file}:{u.site.line} ({u.site.function})" for u in uses))
             found[member] = (branches.pop(), sites)
+    return found
+
+
+def _holding_uses(contract: Contract, member: str) -> list[Use]:
+    """The required uses of ``member`` on a spec worker that hold a worker to
+    it: those no exclusion leaves out (of the member, or of their function)."""
+    return [
+        u
+        for u in contract.uses_of(member)
+        if u.receiver == "spec_worker"
+        and u.classification == "required"
+        and excluded_at(member, u.site.function, contract.release) is None
+    ]
+
+
+def built_in_unreached(contract: Contract, members: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """:attr:`ReleaseTerms.built_in_unreached`: for each built-in worker whose
+    reach was read, the ``members`` every required use of which it never meets."""
+    found: dict[str, frozenset[str]] = {}
+    for worker in contract.built_in_workers:
+        if not worker.reach:
+            continue
+        never = frozenset(
+            member
+            for member in members
+            if (uses := _holding_uses(contract, member))
+            and not any(worker.reaches(u) for u in uses)
+        )
+        if never:
+            found[worker.dotted] = never
     return found
 
 
@@ -497,7 +534,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         )
     pin = pinned_release(release)
     required = {
-        ProtocolName.SPEC_WORKER: {m for m in contract.required_members() if excluded(m, release) is None},
+        ProtocolName.SPEC_WORKER: {m for m in contract.required_members() if _holding_uses(contract, m)},
         ProtocolName.DRAFT_WORKER: {
             m for m in _draft_needs(contract) if excluded(m, release, receiver="draft_worker") is None
         },
@@ -546,6 +583,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         nominal_hooks=hooks,
         defaults={d.method: d for d in contract.defaults},
         built_in=frozenset(w.dotted for w in contract.built_in_workers),
+        built_in_unreached=built_in_unreached(contract, (*members[ProtocolName.SPEC_WORKER], *presence)),
         notes=tuple(notes),
         call_shapes=shapes,
         hooks=hook_terms(contract.hooks),

@@ -29,7 +29,7 @@ per member
     ``_t: T = w.member``. For a release outside the supported range the
     method's signature is the protocol's as that release calls it
     (:attr:`ReleaseTerms.call_shapes`, :func:`_as_called`).
-``registered`` (a class with registrations, :func:`~spec_protocols.gate._roles.registered_terms`)
+``registered`` (a class with registrations, or a built-in worker: :func:`~spec_protocols.gate._roles.class_terms`)
     A spec worker member whose calls differ by scheduler branch is checked
     against each call the branches its registration selects make
     (``supports_overlap=False``: the synchronous ``forward_batch_generation(batch,
@@ -95,9 +95,9 @@ from spec_protocols.gate._roles import (
     Construction,
     RegisteredTerms,
     RolePolicy,
+    class_terms,
     policy,
     policy_for,
-    registered_terms,
     role_policies,
 )
 from spec_protocols.gate._signatures import describe_function
@@ -218,7 +218,11 @@ def build_harness(
     the release checked, as HiCacheDraftPlan in 0.5.5), and the lines.
     """
     terms = terms if terms is not None else release_terms(None)
-    registered = {c.dotted: registered_terms(c.registrations, terms) for c in classes if c.registrations}
+    registered = {
+        c.dotted: class_terms(c.dotted, c.registrations, terms)
+        for c in classes
+        if c.registrations or c.dotted in terms.built_in_unreached
+    }
     definitions = _definitions(classes, terms, registered.values())
     shaped = _registered_calls(definitions, registered.values())
     bound = CallbackNames(definitions)

@@ -65,7 +65,7 @@ from spec_protocols.gate._model import (
     Problem,
     Verdict,
 )
-from spec_protocols.gate._roles import registered_terms, role_policies
+from spec_protocols.gate._roles import class_terms, role_policies
 __all__ = ["LABEL", "NAME", "SITE_NOTE", "Launch", "RuntimeChecker", "item_of", "release_of", "run_runtime"]
 
 NAME = CheckerName.RUNTIME
@@ -158,8 +158,9 @@ def _claim(finding: RuntimeFinding) -> str | None:
 def item_of(index: int, found: DiscoveredClass, terms: ReleaseTerms) -> ProbeClass:
     """One class to probe, with what its registrations hold it to (the
     scheduler branches they select, a spec_class's capabilities, keywords a
-    partial binds): as the static checkers' harness holds it."""
-    registered = registered_terms(found.registrations, terms)
+    partial binds) or, for a built-in worker, the members it never meets:
+    as the static checkers' harness holds it."""
+    registered = class_terms(found.dotted, found.registrations, terms)
     calls = {member: tuple(cast(CallShape, s) for s in shapes) for member, shapes in registered.calls.items()}
     return ProbeClass(
         index,

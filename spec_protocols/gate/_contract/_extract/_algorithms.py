@@ -46,6 +46,20 @@ class Algorithms:
             self._meaning[method] = self._read(method)
         return self._meaning[method]
 
+    def answering(self, method: str, value: bool) -> tuple[str, ...]:
+        """The algorithms (enum members but ``NONE``) for which the predicate
+        ``method`` certainly returns ``value``; one whose answer cannot be
+        read is left out."""
+        returned = self._returned(method)
+        if returned is None:
+            return ()
+        return tuple(m for m in self.members if m != "NONE" and self._holds(returned, m) is value)
+
+    def holds(self, expr: ast.expr, member: str) -> bool | None:
+        """Whether ``expr``, written in the enum's terms (``self.is_eagle()``,
+        ``self == X.EAGLE``), holds when ``self`` is ``member``; None: unknown."""
+        return self._holds(expr, member)
+
     def _returned(self, method: str) -> ast.expr | None:
         """What ``method`` returns, when its body is one ``return`` (a docstring aside)."""
         func = self.methods.get(method)

@@ -8,22 +8,39 @@ class of sglang and is left out. A name a package re-exports is followed to
 the module that defines it (the gate names a class by its defining module).
 The module's names are those its import binds (:attr:`Module.run`: also
 under ``if``, ``try``, ``with``, ``for``, ``match``).
+
+Each worker also carries its *reach*: for which algorithm on which scheduler
+branch ``create_worker`` can return it. The conditions on the ``return``'s
+path (its ``if``s, and the negation of each earlier ``if`` whose body always
+leaves) are evaluated for every member of the enum on each branch: a
+predicate of ``self`` as the enum answers it for that member, the overlap
+setting (``enable_overlap = not server_args.disable_overlap_schedule``) as
+the branch says; anything else (``server_args.enable_multi_layer_eagle``)
+may hold either way. 0.5.10 returns ``EAGLEWorkerV2`` only for EAGLE and
+EAGLE3 on the overlap branch and the V1 ``EAGLEWorker`` on the synchronous one.
 """
 
 from __future__ import annotations
 
 import ast
 
+from spec_protocols.gate._contract._extract._algorithms import Algorithms
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
-from spec_protocols.gate._contract._extract._syntax import functions, own_nodes
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, own_nodes
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
-from spec_protocols.gate._contract._release_contract import BuiltInWorker, Site
-from spec_protocols.gate._source import from_imports
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, BuiltInWorker, Site
+from spec_protocols.gate._source import from_imports, truth_of
 
 __all__ = ["built_in_workers"]
 
 #: How many re-exports deep a name is followed.
 _MAX_HOPS = 3
+#: The server option whose negation selects the overlap branch, and the scheduler's name for it.
+_DISABLE_OVERLAP = "disable_overlap_schedule"
+_ENABLE_OVERLAP = "enable_overlap"
+
+#: One condition on a ``return``'s path: the test and the value it has there.
+_Condition = tuple[ast.expr, bool]
 
 
 def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
@@ -39,8 +56,11 @@ def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
     # The function's own imports shadow the module's.
     imports.update(Scope(module, cls, create, f"{cls.name}.create_worker", Roots()).imports)
     workers: dict[str, BuiltInWorker] = {}
+    paths = dict(_paths(create.body, ()))
+    reading = _Reach(tree.algorithms, create)
     returns = sorted((n for n in own_nodes(create) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset))
     for node in returns:
+        reach = reading.pairs(paths[node]) if node in paths else ()
         for name in _returned_names(node.value):
             if name in imports:
                 where: tuple[str, str] | None = _defining_module(tree, *imports[name])
@@ -49,9 +69,73 @@ def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
             else:
                 where = None
             if where is not None:
-                worker = BuiltInWorker(where[0], where[1], Site(module.rel, f"{cls.name}.create_worker", node.lineno))
-                workers.setdefault(worker.dotted, worker)
+                worker = BuiltInWorker(where[0], where[1], Site(module.rel, f"{cls.name}.create_worker", node.lineno), reach)
+                known = workers.get(worker.dotted)
+                if known is None:
+                    workers[worker.dotted] = worker
+                elif known.reach and reach:  # returned twice: either path
+                    workers[worker.dotted] = BuiltInWorker(known.module, known.name, known.site, tuple(sorted({*known.reach, *reach})))
+                else:
+                    workers[worker.dotted] = BuiltInWorker(known.module, known.name, known.site)
     return tuple(workers.values())
+
+
+def _paths(body: list[ast.stmt], holding: tuple[_Condition, ...]) -> list[tuple[ast.Return, tuple[_Condition, ...]]]:
+    """Every ``return`` directly in ``body`` or its ``if``s, with the
+    conditions that hold where it runs (an ``if`` whose body always leaves
+    makes its test false below it). Loops, ``with`` and ``try`` are entered
+    without a condition of their own."""
+    found: list[tuple[ast.Return, tuple[_Condition, ...]]] = []
+    for statement in body:
+        if isinstance(statement, ast.Return):
+            found.append((statement, holding))
+        elif isinstance(statement, ast.If):
+            found += _paths(statement.body, (*holding, (statement.test, True)))
+            found += _paths(statement.orelse, (*holding, (statement.test, False)))
+            if exits(statement.body) and not statement.orelse:
+                holding = (*holding, (statement.test, False))
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)):
+            for field_name in ("body", "orelse", "finalbody"):
+                found += _paths(getattr(statement, field_name, []), holding)
+            for handler in getattr(statement, "handlers", []):
+                found += _paths(handler.body, holding)
+    return found
+
+
+class _Reach:
+    """Evaluates a path's conditions for one enum member on one branch."""
+
+    def __init__(self, algorithms: Algorithms, create: FunctionNode) -> None:
+        self.algorithms = algorithms
+        # Locals bound once by a plain assignment (``enable_overlap = not ...``).
+        bound: dict[str, list[ast.expr]] = {}
+        for node in own_nodes(create):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                bound.setdefault(node.targets[0].id, []).append(node.value)
+        self.bound = {name: values[0] for name, values in bound.items() if len(values) == 1}
+
+    def pairs(self, path: tuple[_Condition, ...]) -> tuple[tuple[str, str], ...]:
+        """The (member, branch) pairs for which no condition of ``path`` is certainly false."""
+        members = [m for m in self.algorithms.members if m != "NONE"]
+        return tuple(
+            (member, branch)
+            for member in members
+            for branch in (OVERLAP, SYNCHRONOUS)
+            if all(self.value(test, member, branch) is not (not wanted) for test, wanted in path)
+        )
+
+    def value(self, expr: ast.expr, member: str, branch: str, depth: int = 0) -> bool | None:
+        return truth_of(expr, lambda leaf, at: self._leaf(leaf, member, branch, at), depth, 8)
+
+    def _leaf(self, expr: ast.expr, member: str, branch: str, depth: int) -> bool | None:
+        if isinstance(expr, ast.Attribute) and expr.attr == _DISABLE_OVERLAP:
+            return branch == SYNCHRONOUS
+        if isinstance(expr, (ast.Name, ast.Attribute)) and (expr.id if isinstance(expr, ast.Name) else expr.attr) == _ENABLE_OVERLAP:
+            # The scheduler's own name for the setting, however the function got it.
+            return branch == OVERLAP
+        if isinstance(expr, ast.Name) and expr.id in self.bound:
+            return self.value(self.bound[expr.id], member, branch, depth + 1)
+        return self.algorithms.holds(expr, member)
 
 
 def _module_names(module: Module) -> tuple[dict[str, tuple[str, str]], set[str]]:

@@ -39,7 +39,7 @@ from typing import Literal
 from spec_protocols.gate._contract._extract._facts import Facts
 from spec_protocols.gate._contract._release_contract import Classification, Site, Use, UseKind
 
-__all__ = ["Raw", "Via", "branch_of", "finish", "use_order"]
+__all__ = ["Raw", "Skips", "Via", "branch_of", "finish", "skips_of", "use_order"]
 
 Via = Literal["", "getattr", "getattr-default", "hasattr", "setattr"]
 
@@ -114,9 +114,19 @@ def classify(raw: Raw) -> tuple[Classification, str] | None:
 _Key = tuple[str, str, int, int, str, str, str]
 
 
-def _merged(raw: Iterable[Raw]) -> dict[_Key, tuple[Raw, Classification, str]]:
-    """Each use once (a node reached twice), keeping its least restrictive classification."""
+Skips = frozenset[tuple[tuple[str, ...], str]]
+
+
+def skips_of(facts: Facts) -> Skips:
+    """The ``excludes`` facts of a path: who never reaches a use on it (``Use.skipped_by``)."""
+    return frozenset((f.algorithms, f.branch) for f in facts if f.kind == "excludes")
+
+
+def _merged(raw: Iterable[Raw]) -> tuple[dict[_Key, tuple[Raw, Classification, str]], dict[_Key, Skips]]:
+    """Each use once (a node reached twice), keeping its least restrictive
+    classification, and who skips it on every path that reaches it."""
     classified: dict[_Key, tuple[Raw, Classification, str]] = {}
+    skips: dict[_Key, Skips] = {}
     for item in raw:
         verdict = classify(item)
         if verdict is None:
@@ -125,7 +135,8 @@ def _merged(raw: Iterable[Raw]) -> dict[_Key, tuple[Raw, Classification, str]]:
         known = classified.get(key)
         if known is None or _ORDER[verdict[0]] < _ORDER[known[1]]:
             classified[key] = (item, verdict[0], verdict[1])
-    return classified
+        skips[key] = skips[key] & skips_of(item.facts) if key in skips else skips_of(item.facts)
+    return classified, skips
 
 
 def _validated(classified: Iterable[tuple[Raw, Classification, str]]) -> dict[tuple[str, str, str], str]:
@@ -147,10 +158,10 @@ def _validated(classified: Iterable[tuple[Raw, Classification, str]]) -> dict[tu
 def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
     """Classify, merge duplicates (a use reached twice keeps its least
     restrictive classification), apply validations, sort."""
-    classified = _merged(raw)
+    classified, skips = _merged(raw)
     validated = _validated(classified.values())
     uses: list[Use] = []
-    for item, classification, reason in classified.values():
+    for key, (item, classification, reason) in classified.items():
         if classification in ("required", "private", "guarded"):
             because = validated.get((item.owner, item.receiver, item.member))
             if because is not None:
@@ -169,6 +180,7 @@ def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
                 never_none=item.never_none,
                 reason=reason,
                 branch=branch_of(item.facts),
+                skipped_by=tuple(sorted(skips[key])),
             )
         )
     return tuple(sorted(uses, key=use_order))

@@ -23,7 +23,19 @@ it), each taken apart through ``not`` / ``and`` / ``or``. Each becomes a
 - ``branch``: the scheduler's ``enable_overlap`` holds (``branch`` ``overlap``)
   or does not (``synchronous``): which of ``run_batch``'s branches the use is
   on; like ``other`` for classification (every algorithm reaches both, as
-  server options go), kept apart so that a use can be tagged with its branch;
+  server options go), kept apart so that a use can be tagged with its branch.
+  A batch carries the scheduler's setting (``ScheduleBatch.enable_overlap``),
+  so its field counts too, and so does a property of a batch class of
+  ``managers/`` read on a batch (``batch.is_spec_v2``: ``self.enable_overlap
+  and ...``), taken apart in that class;
+- ``excludes``: the use is skipped by the algorithms :attr:`Fact.algorithms`
+  names (on :attr:`Fact.branch` only, where one is named): a negated
+  predicate (``if not is_ngram():``: skipped by NGRAM) or the negation of a
+  predicate together with the overlap field (``elif supports_spec_v2() and
+  self.enable_overlap: ... else:``: skipped, on the overlap branch, by the
+  algorithms ``supports_spec_v2()`` holds for). Like ``other`` for
+  classification (a plugin's algorithm is none of the enum's members); what
+  it tells is which built-in workers never reach the use;
 - ``neutral``: only "speculative mode" (``w is not None``, ``if w:``, ``not
   batch.spec_algorithm.is_none()``);
 - ``other``: anything else (a server option, ``self.enable_overlap``).
@@ -33,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal, TypeGuard, TypeVar
@@ -47,7 +60,7 @@ from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
 
 __all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm"]
 
-FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "branch", "neutral", "other"]
+FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "branch", "excludes", "neutral", "other"]
 #: The scheduler's field that selects the overlap branch (``self.enable_overlap =
 #: not server_args.disable_overlap_schedule``, ``Scheduler.__init__``).
 _OVERLAP_FIELD = "enable_overlap"
@@ -69,8 +82,11 @@ class Fact:
     origin: tuple[int, bool]
     receiver: str = ""
     member: str = ""
-    #: For a ``branch`` fact: ``overlap`` or ``synchronous``.
+    #: For a ``branch`` fact: ``overlap`` or ``synchronous``; for an
+    #: ``excludes`` fact, the branch it skips the use on (``""``: both).
     branch: str = ""
+    #: For an ``excludes`` fact: the enum members (``EAGLE``, ``NGRAM``) that skip the use.
+    algorithms: tuple[str, ...] = ()
 
 
 Facts = tuple[Fact, ...]
@@ -87,12 +103,30 @@ class Conditions:
     def __init__(self, tree: ReleaseTree) -> None:
         self.tree = tree
         self._implies: dict[int, Fact | None] = {}
+        self._batch_properties: dict[str, tuple[Scope, ast.expr]] | None = None
 
     def facts_of(self, expr: ast.expr, polarity: bool, scope: Scope, depth: int = 0) -> Facts:
         """What ``expr`` being ``polarity`` tells, taken apart through not/and/or."""
         if depth > MAX_DEPTH:
             return _other(expr, polarity)
         return _facts(expr, self, polarity, scope, depth)
+
+    def batch_property(self, name: str) -> tuple[Scope, ast.expr] | None:
+        """The property ``name`` of the batch classes of ``managers/`` (a class
+        whose name says ``Batch``): its scope and the expression it returns,
+        when exactly one such property returns in one statement."""
+        if self._batch_properties is None:
+            found: dict[str, list[tuple[Scope, ast.expr]]] = {}
+            pattern = re.compile(r"@property")
+            for module in self.tree.modules_among(self.tree.files_under("managers"), pattern):
+                for cls in (n for n in module.run if isinstance(n, ast.ClassDef) and "batch" in n.name.lower()):
+                    for func in functions(cls.body):
+                        returned = _single_return(func)
+                        if returned is not None and decorated(func, "property"):
+                            scope = Scope(module, cls, func, f"{cls.name}.{func.name}", Roots())
+                            found.setdefault(func.name, []).append((scope, returned))
+            self._batch_properties = {n: v[0] for n, v in found.items() if len(v) == 1}
+        return self._batch_properties.get(name)
 
     def implied_by_callee(self, call: ast.Call, scope: Scope, depth: int) -> Fact | None:
         """When ``call`` calls a function of the release that returns False
@@ -150,6 +184,21 @@ class Conditions:
         return found
 
 
+def _single_return(func: FunctionNode) -> ast.expr | None:
+    """What ``func`` returns when its body (statements that are not plain
+    expressions, assertions or docstrings aside) is one ``return``."""
+    body = [s for s in func.body if not isinstance(s, (ast.Expr, ast.Assert, ast.Pass))]
+    if len(body) == 2 and isinstance(body[0], ast.Assign) and isinstance(body[1], ast.Return):
+        # ``ret = <expr>; assert ...; return ret``
+        (target,) = body[0].targets if len(body[0].targets) == 1 else (None,)
+        value = body[1].value
+        if isinstance(target, ast.Name) and isinstance(value, ast.Name) and value.id == target.id:
+            return body[0].value
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        return body[0].value
+    return None
+
+
 # -- what each kind of expression tells: Conditions.facts_of for that kind ----------------
 
 
@@ -195,13 +244,50 @@ def _unary(expr: ast.UnaryOp, conditions: Conditions, polarity: bool, scope: Sco
 
 @_facts.register
 def _bool_op(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
-    """``a and b`` true / ``a or b`` false: every operand is; the other way round, ``other``."""
+    """``a and b`` true / ``a or b`` false: every operand is; the other way
+    round, an ``excludes`` fact where the operands are one algorithm predicate
+    and at most the overlap field (:func:`_excluding`), else ``other``."""
     if isinstance(expr.op, ast.And) != polarity:
-        return _other(expr, polarity)
+        return _excluding(expr, conditions, polarity, scope, depth) or _other(expr, polarity)
     collected: Facts = ()
     for value in expr.values:
         collected += conditions.facts_of(value, polarity, scope, depth)
     return collected
+
+
+def _excluding(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """``not (p() and self.enable_overlap)`` (or ``not p() or not
+    self.enable_overlap``): the use is skipped exactly when every operand
+    holds the other way, so by the algorithms for which ``p()`` answers so,
+    on the branch the field names. Empty unless the operands are one
+    predicate of the algorithm object and at most one overlap field."""
+    skipping = isinstance(expr.op, ast.And)  # the operands' polarity that skips the use
+    predicate: tuple[str, bool] | None = None
+    branch = ""
+    for value in expr.values:
+        found = _predicate_call(value, skipping, scope)
+        if found is not None and predicate is None:
+            predicate = found
+            continue
+        facts = conditions.facts_of(value, skipping, scope, depth)
+        if len(facts) == 1 and facts[0].kind == "branch" and not branch:
+            branch = facts[0].branch
+            continue
+        return ()
+    if predicate is None or conditions.tree.algorithms.meaning(predicate[0]) in ("some", "none"):
+        return ()  # no predicate, or one that only tells speculative mode apart
+    skipped = conditions.tree.algorithms.answering(*predicate)
+    return (Fact("excludes", _words(expr, polarity), (id(expr), polarity), branch=branch, algorithms=skipped),) if skipped else ()
+
+
+def _predicate_call(expr: ast.expr, polarity: bool, scope: Scope) -> tuple[str, bool] | None:
+    """``<algorithm>.p()`` (under any number of ``not``) being ``polarity``: ``(p, the answer)``."""
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        expr, polarity = expr.operand, not polarity
+    if isinstance(expr, ast.Call) and not expr.args and not expr.keywords and isinstance(expr.func, ast.Attribute):
+        if is_algorithm(expr.func.value, scope):
+            return expr.func.attr, polarity
+    return None
 
 
 @_facts.register
@@ -229,7 +315,7 @@ def _compare(expr: ast.Compare, conditions: Conditions, polarity: bool, scope: S
 @_facts.register
 def _attribute(expr: ast.Attribute, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
     """The scheduler's overlap field (a ``branch``), a receiver, or a property of the class."""
-    if expr.attr == _OVERLAP_FIELD and is_scheduler(expr.value, scope):
+    if expr.attr == _OVERLAP_FIELD and (is_scheduler(expr.value, scope) or _is_batch(expr.value, scope)):
         return (Fact("branch", _words(expr, polarity), (id(expr), polarity), branch=OVERLAP if polarity else SYNCHRONOUS),)
     return _speculative_or(_property_facts, expr, conditions, polarity, scope, depth)
 
@@ -248,7 +334,12 @@ def _call(expr: ast.Call, conditions: Conditions, polarity: bool, scope: Scope, 
 
 
 def _property_facts(expr: ast.Attribute, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts | None:
-    """A property of the class: ``if self.uses_relay:`` reads like a call."""
+    """A property of the class: ``if self.uses_relay:`` reads like a call; a
+    property of a batch (``batch.is_spec_v2``): what its returned expression
+    tells in its own class."""
+    if _is_batch(expr.value, scope) and not (isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+        found = conditions.batch_property(expr.attr)
+        return None if found is None else conditions.facts_of(found[1], polarity, found[0], depth + 1) or None
     if not (polarity and isinstance(expr.value, ast.Name) and expr.value.id == "self" and scope.cls is not None):
         return None
     prop = next((f for f in functions(scope.cls.body) if f.name == expr.attr), None)
@@ -313,7 +404,14 @@ def _call_facts(call: ast.Call, conditions: Conditions, polarity: bool, scope: S
             return (Fact("isinstance", words, origin, receiver=held),)
         return tuple(Fact("hasattr", words, origin, receiver=held, member=name) for name in names_of(call.args[1], scope)) or None
     if isinstance(func, ast.Attribute) and is_algorithm(func.value, scope):
-        return _predicate_facts(func, conditions.tree.algorithms.meaning(func.attr), polarity, scope, words, origin) or None
+        algorithms = conditions.tree.algorithms
+        meaning = algorithms.meaning(func.attr)
+        found = _predicate_facts(func, meaning, polarity, scope, words, origin)
+        if found or meaning in ("some", "none") or call.args:
+            return found or None
+        # The general path: skipped by the algorithms the predicate answers the other way.
+        skipped = algorithms.answering(func.attr, not polarity)
+        return (Fact("excludes", words, origin, algorithms=skipped),) if skipped else None
     if polarity:
         implied = conditions.implied_by_callee(call, scope, depth)
         if implied is not None:
@@ -387,6 +485,16 @@ def _algorithm_names(elements: list[ast.expr]) -> set[str] | None:
         else:
             return None
     return names
+
+
+def _is_batch(expr: ast.expr, scope: Scope) -> bool:
+    """Whether ``expr`` is a batch: a name or attribute named so
+    (``batch``, ``self.cur_batch``), or ``self`` in a batch class."""
+    if isinstance(expr, ast.Name) and expr.id == "self":
+        return scope.cls is not None and "batch" in scope.cls.name.lower()
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        return "batch" in last_name(expr).lower()
+    return False
 
 
 def _per_batch(expr: ast.expr, scope: Scope) -> bool:

@@ -1,0 +1,158 @@
+"""Which built-in workers meet which uses: the release's own create_worker read as paths (issue 27, item 4).
+
+On a synthetic release shaped like 0.5.10-0.5.12: ``create_worker`` returns a
+V2 worker on the overlap branch and a V1 worker on the synchronous one for
+EAGLE, NGRAM's worker on the synchronous branch only; the scheduler reads the
+draft pool's ``model_runner`` in the ``else`` of ``if supports_spec_v2() and
+self.enable_overlap:`` (after ``if ... or is_ngram():``), and calls
+``on_verify_complete_cpu`` under ``batch.is_spec_v2`` (a batch property:
+``self.enable_overlap and ...``). Each built-in worker is held only to the
+uses its own (algorithm, branch) pairs meet; a plugin, whose algorithm is
+none of the enum's, to all of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS, Contract, release_terms
+from spec_protocols.gate._contract._exclusions import excluded, excluded_at
+from spec_protocols.gate._roles import class_terms
+
+from tests.unit.test_contract_rules import contract_of
+
+SPEC_INFO = '''\
+import enum
+
+
+class SpeculativeAlgorithm(enum.Enum):
+    EAGLE = enum.auto()
+    STANDALONE = enum.auto()
+    NGRAM = enum.auto()
+    NONE = enum.auto()
+
+    @classmethod
+    def from_string(cls, name):
+        return cls[name.upper()] if name else cls.NONE
+
+    def is_none(self):
+        return self == SpeculativeAlgorithm.NONE
+
+    def is_eagle(self):
+        return self == SpeculativeAlgorithm.EAGLE
+
+    def is_standalone(self):
+        return self == SpeculativeAlgorithm.STANDALONE
+
+    def is_ngram(self):
+        return self == SpeculativeAlgorithm.NGRAM
+
+    def supports_spec_v2(self):
+        return self.is_eagle() or self.is_standalone()
+
+    def create_worker(self, server_args):
+        enable_overlap = not server_args.disable_overlap_schedule
+        if self.is_eagle():
+            if enable_overlap:
+                from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+
+                return EAGLEWorkerV2
+            from sglang.srt.speculative.eagle_worker import EAGLEWorker
+
+            return EAGLEWorker
+        elif self.is_ngram():
+            if enable_overlap:
+                raise ValueError("NGRAM does not support overlap")
+            from sglang.srt.speculative.ngram_worker import NGRAMWorker
+
+            return NGRAMWorker
+        raise ValueError("unreachable")
+'''
+
+SCHEDULE_BATCH = '''\
+class ScheduleBatch:
+    @property
+    def is_spec_v2(self):
+        ret = self.enable_overlap and not self.spec_algorithm.is_none()
+        assert not ret or self.spec_algorithm.supports_spec_v2()
+        return ret
+'''
+
+SCHEDULER_BODY = """
+def maybe_init_draft_worker(self):
+    if self.spec_algorithm.is_none():
+        self.draft_worker = None
+        return
+    DraftWorkerClass = self.spec_algorithm.create_worker(self.server_args)
+    self.draft_worker = DraftWorkerClass(server_args=self.server_args, target_worker=self.tp_worker)
+
+def init_disaggregation(self):
+    if self.draft_worker is None or self.spec_algorithm.is_ngram():
+        pool = None
+    elif self.spec_algorithm.supports_spec_v2() and self.enable_overlap:
+        pool = self.draft_worker.draft_worker.draft_runner
+    else:
+        pool = self.draft_worker.model_runner.token_to_kv_pool
+
+def process_batch_result(self, batch, result):
+    if batch.is_spec_v2:
+        self.draft_worker.on_verify_complete_cpu(result)
+    self.draft_worker.forward_batch_generation(batch)
+"""
+
+FILES = {
+    # A release before 0.5.13, where the serving path's model_runner reads count.
+    "version.py": '__version__ = "0.5.12"\n',
+    "srt/speculative/spec_info.py": SPEC_INFO,
+    "srt/managers/schedule_batch.py": SCHEDULE_BATCH,
+    "srt/speculative/eagle_worker_v2.py": "class EAGLEWorkerV2:\n    pass\n",
+    "srt/speculative/eagle_worker.py": "class EAGLEWorker:\n    pass\n",
+    "srt/speculative/ngram_worker.py": "class NGRAMWorker:\n    pass\n",
+}
+
+SPEC = "sglang.srt.speculative."
+
+
+def _contract(tmp_path: Path) -> Contract:
+    return contract_of(tmp_path, SCHEDULER_BODY, FILES)
+
+
+def test_each_built_in_worker_carries_the_pairs_create_worker_returns_it_for(tmp_path: Path) -> None:
+    reach = {w.name: set(w.reach) for w in _contract(tmp_path).built_in_workers}
+    assert reach == {
+        "EAGLEWorkerV2": {("EAGLE", OVERLAP)},
+        "EAGLEWorker": {("EAGLE", SYNCHRONOUS)},
+        "NGRAMWorker": {("NGRAM", SYNCHRONOUS)},
+    }
+
+
+def test_a_use_records_who_skips_it(tmp_path: Path) -> None:
+    contract = _contract(tmp_path)
+    (pool,) = [u for u in contract.uses_of("model_runner") if u.receiver == "spec_worker"]
+    assert pool.classification == "required"  # a plugin's algorithm takes the else
+    assert pool.branch == ""
+    # not is_ngram(): NGRAM on both branches; not (supports_spec_v2() and overlap): EAGLE, STANDALONE on overlap.
+    assert set(pool.skipped_by) == {(("EAGLE", "STANDALONE"), OVERLAP), (("NGRAM",), "")}
+    (verify,) = contract.uses_of("on_verify_complete_cpu")
+    assert verify.branch == OVERLAP  # batch.is_spec_v2 reads the batch's copy of the overlap setting
+
+
+def test_built_in_workers_are_not_held_to_what_they_never_meet(tmp_path: Path) -> None:
+    terms = release_terms(_contract(tmp_path))
+    assert "model_runner" in terms.presence  # still required of a plugin's worker
+    assert dict(terms.built_in_unreached) == {
+        SPEC + "eagle_worker_v2.EAGLEWorkerV2": frozenset({"model_runner"}),
+        SPEC + "eagle_worker.EAGLEWorker": frozenset({"on_verify_complete_cpu"}),
+        SPEC + "ngram_worker.NGRAMWorker": frozenset({"model_runner", "on_verify_complete_cpu"}),
+    }
+    assert class_terms(SPEC + "eagle_worker_v2.EAGLEWorkerV2", (), terms).unreached == frozenset({"model_runner"})
+    assert class_terms("plugin.Worker", (), terms).unreached == frozenset()
+
+
+def test_an_exclusion_of_one_function_leaves_the_member_required_elsewhere() -> None:
+    # 0.5.12: save_remote_model's read is left out, the serving path's is not.
+    assert excluded("model_runner", "0.5.12") is None
+    assert excluded_at("model_runner", "SchedulerUpdateWeightsMixin.save_remote_model", "0.5.12") is not None
+    assert excluded_at("model_runner", "Scheduler.init_disaggregation", "0.5.12") is None
+    # From 0.5.13 the whole member is left out.
+    assert excluded_at("model_runner", "Scheduler.init_disaggregation", "0.5.13") is excluded("model_runner", "0.5.13")
