@@ -150,6 +150,41 @@ def test_base_default_removed_still_fails_on_the_patched_tree(
         assert item["checkers"] == {"mypy": expected, "pyright": expected}, item
 
 
+
+# -- 0007: a plugin registered with the default spec_class ---------------------------------
+
+#: The shape whose registration leaves sglang's CustomSpecAlgo as the algorithm
+#: object; on the unpatched release it fails every checker (tests/shapes, the corpus).
+_DEFAULT_REGISTRATION = "reg_algorithm_default"
+
+
+@pytest.mark.sglang_runtime
+def test_a_default_registration_passes_on_the_patched_tree(patched_tree: Path, gate_env: dict[str, str], tmp_path: Path) -> None:
+    """0007, through the gate: with the series applied, ``CustomSpecAlgo`` has
+    every member the scheduler calls, so the default registration passes all
+    four checkers (the shapes corpus pins its failure on the unpatched release)."""
+    shape = Path(__file__).resolve().parents[1] / "shapes" / f"{_DEFAULT_REGISTRATION}.py"
+    (tmp_path / f"{_DEFAULT_REGISTRATION}.py").write_text(shape.read_text(encoding="utf-8"), encoding="utf-8")
+    env = {**gate_env, "PYTHONPATH": os.pathsep.join([str(tmp_path), env_with(patched_tree)["PYTHONPATH"]])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "spec_protocols.gate._cli", "check", _DEFAULT_REGISTRATION, "--format", "json", "--no-timings"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.stdout, proc.stderr[-3000:]
+    data = json.loads(proc.stdout)
+    assert Path(data["sglang"]["path"]).resolve() == patched_tree.resolve()
+    rows = {r["target"].rsplit(".", 1)[1]: r for r in data["results"]}
+    algorithm = rows["CustomSpecAlgo"]
+    assert algorithm["protocol"] == "SpecAlgorithm"
+    assert algorithm["verdict"] == "pass", algorithm
+    assert set(algorithm["checkers"].values()) == {"pass"}, algorithm
+    assert set(algorithm["checkers"]) >= {"runtime", "replay", "mypy", "pyright"}
+    assert proc.returncode == 0, [r for r in data["results"] if r["verdict"] != "pass"]
+
 # -- pp_proxy_tensors, statically -----------------------------------------------------------
 
 _PIPELINE_PROBE = '''\

@@ -43,6 +43,8 @@ FEATURE_TESTS = (
     "test_request_finished_reaches_a_worker_without_the_base",
     "test_build_draft_tp_worker_rejects_a_bad_class_before_building",
     "test_frozen_kv_mtp_takes_pp_proxy_tensors",
+    "test_a_default_registration_answers_the_scheduler_start_up_calls",
+    "test_a_spec_class_without_a_start_up_method_is_refused_at_registration",
 )
 
 #: The modules the series touches, named from their files.

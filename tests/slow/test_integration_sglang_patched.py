@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import typing
+import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,3 +295,53 @@ def test_frozen_kv_mtp_takes_pp_proxy_tensors() -> None:
     cls = patched(SPEC + "frozen_kv_mtp_worker_v2").FrozenKVMTPWorkerV2
     result = verify_conformance(cls, SupportsPipelineProxy)
     assert result.ok, result.format()
+
+
+# -- 0007: the default algorithm object answers the scheduler ---------------------------
+
+
+def test_a_default_registration_answers_the_scheduler_start_up_calls() -> None:
+    """0007: a plugin registered with the default ``spec_class`` gets a
+    ``CustomSpecAlgo`` that answers what ``Scheduler.__init__`` calls on it
+    (``init_disaggregation``, ``init_overlap``) and what the overlap relay asks
+    (``need_topk``), as the enum answers for an algorithm with the same
+    predicates: the calls made as the scheduler makes them, on a CPU device."""
+    import torch
+
+    registry = patched(SPEC + "spec_registry")
+    spec_info = patched(SPEC + "spec_info")
+    name = f"SPEC_PROTOCOLS_DEFAULT_{uuid.uuid4().hex[:8].upper()}"
+
+    @spec_info.SpeculativeAlgorithm.register(name, supports_overlap=True)
+    def _factory(server_args: object) -> type:
+        return object
+
+    algorithm = spec_info.SpeculativeAlgorithm.from_string(name)
+    assert type(algorithm) is registry.CustomSpecAlgo
+    assert algorithm.carries_draft_hidden_states() is False
+    pool = SimpleNamespace(req_to_token=torch.zeros((4, 8), dtype=torch.int32))
+    future_map = algorithm.create_future_map(
+        torch.device("cpu"), pool, needs_cpu_seq_lens=True, needs_confidence_relay=False
+    )
+    assert type(future_map).__name__ == "FutureMap"
+    assert future_map.spec_algo is algorithm
+    assert algorithm.need_topk() is False
+    assert algorithm.get_platform_worker_cls() is None  # no out-of-tree platform on this machine
+
+
+def test_a_spec_class_without_a_start_up_method_is_refused_at_registration() -> None:
+    """0007: the registration guard compares every public method of the enum, so
+    a ``spec_class`` that drops one the scheduler calls fails when registered,
+    not in ``Scheduler.__init__``."""
+    patched(SPEC + "spec_registry")  # where the guard is
+    spec_info = patched(SPEC + "spec_info")
+
+    # What the guard used to hold a spec_class to: every predicate, nothing more.
+    predicates = {
+        member: (lambda self: False)
+        for member in vars(spec_info.SpeculativeAlgorithm)
+        if member.startswith(("is_", "supports_"))
+    }
+    predicates_only = type("PredicatesOnly", (), predicates)
+    with pytest.raises(TypeError, match="create_future_map"):
+        spec_info.SpeculativeAlgorithm.register(f"SPEC_PROTOCOLS_NO_MAP_{uuid.uuid4().hex[:8].upper()}", spec_class=predicates_only)
