@@ -24,9 +24,9 @@ import importlib
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar, cast, overload
+from typing import Any, Final, cast
 
-from typing_extensions import Protocol
+from typing_extensions import Protocol, TypeVar
 
 from spec_protocols._members import call_keywords
 from spec_protocols._protocols import DraftWorkerFactory, InjectableDraftWorker
@@ -50,7 +50,7 @@ DRAFT_WORKER_CTOR_KEYWORDS: Final[tuple[str, ...]] = call_keywords(DraftWorkerFa
 _SGLANG_MODULE: Final = "sglang.srt.speculative.draft_worker_common"
 
 _W_co = TypeVar("_W_co", covariant=True)
-_W = TypeVar("_W", bound=InjectableDraftWorker)
+_W = TypeVar("_W", bound=InjectableDraftWorker, default=TpModelWorker)
 _C = TypeVar("_C")
 
 
@@ -187,36 +187,12 @@ class _Default:
         return "<sglang's default>"
 
 
-_NOT_GIVEN: Any = _Default()
-
-
-@overload
-def build_draft_tp_worker(
-    *,
-    server_args: ServerArgs,
-    gpu_id: int,
-    nccl_port: int,
-    target_model_config: ModelConfig,
-    algo_label: str,
-    attention_backend_override: str | None = ...,
-    random_seed: int | None = ...,
-    load_group: LoadGroup = ...,
-) -> TypedDraftWorkerBundle[TpModelWorker]: ...
-
-
-@overload
-def build_draft_tp_worker(
-    *,
-    server_args: ServerArgs,
-    gpu_id: int,
-    nccl_port: int,
-    target_model_config: ModelConfig,
-    algo_label: str,
-    attention_backend_override: str | None = ...,
-    draft_worker_cls: DraftWorkerFactory[_W],
-    random_seed: int | None = ...,
-    load_group: LoadGroup = ...,
-) -> TypedDraftWorkerBundle[_W]: ...
+_NOT_GIVEN_MARKER: Final = _Default()
+# The same marker, typed to fit any parameter's default. draft_worker_cls
+# defaults to the marker under its own type instead: a checker then finds
+# nothing to infer the class from when the argument is left out, and the
+# bundle's class falls back to _W's default, sglang's TpModelWorker.
+_NOT_GIVEN: Any = _NOT_GIVEN_MARKER
 
 
 def build_draft_tp_worker(
@@ -227,10 +203,10 @@ def build_draft_tp_worker(
     target_model_config: ModelConfig,
     algo_label: str,
     attention_backend_override: str | None = _NOT_GIVEN,
-    draft_worker_cls: DraftWorkerFactory[Any] = _NOT_GIVEN,
+    draft_worker_cls: DraftWorkerFactory[_W] | _Default = _NOT_GIVEN_MARKER,
     random_seed: int | None = _NOT_GIVEN,
     load_group: LoadGroup = _NOT_GIVEN,
-) -> TypedDraftWorkerBundle[Any]:
+) -> TypedDraftWorkerBundle[_W]:
     """Build a draft worker with sglang's ``build_draft_tp_worker``, typed by the injected class.
 
     Without ``draft_worker_cls`` the result is a
@@ -263,4 +239,4 @@ def build_draft_tp_worker(
     # Deferred import: sglang (and torch) load only when a worker is built.
     # Typed through this function's own signature, not through sglang's.
     sglang_module: Any = importlib.import_module(_SGLANG_MODULE)
-    return cast("TypedDraftWorkerBundle[Any]", sglang_module.build_draft_tp_worker(**kwargs))
+    return cast("TypedDraftWorkerBundle[_W]", sglang_module.build_draft_tp_worker(**kwargs))

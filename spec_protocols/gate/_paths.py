@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["Stamp", "cache_dir", "in_installation", "interpreter_path", "search_path", "stamp", "top_level_location"]
+__all__ = ["Stamp", "cache_dir", "in_installation", "interpreter_path", "search_path", "shown", "stamp", "top_level_location"]
 
 #: A file's modification time (ns) and size: what tells that it changed.
 Stamp = tuple[int, int]
@@ -92,3 +92,11 @@ def stamp(path: Path) -> Stamp | None:
     except OSError:
         return None
     return (info.st_mtime_ns, info.st_size)
+
+
+def shown(path: Path) -> str:
+    """``path`` as a report or a message shows it: relative to the current directory where it is below it, else whole."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

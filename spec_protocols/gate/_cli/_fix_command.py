@@ -64,7 +64,8 @@ def _add_arguments(fix: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
-    from spec_protocols.gate._fix import counts, describe, editable, left_lines, plan_fixes, shown, write_plan
+    from spec_protocols.gate._fix import counts, describe, editable, left_lines, plan_fixes, write_plan
+    from spec_protocols.gate._paths import shown
 
     report = _check(args, registry)
     allowed = editable(args.targets)

@@ -195,7 +195,8 @@ def _apply(args: argparse.Namespace, registry: Mapping[str, Checker] | None, on_
     Its exit status: 0 TARGET passes B after the edits, 1 not. Whether it
     still passes A is said (a keyword added with a default keeps A's call),
     not required: an upgrade is to B."""
-    from spec_protocols.gate._fix import counts, describe, editable, left_lines, plan_fixes, shown, write_plan
+    from spec_protocols.gate._fix import counts, describe, editable, left_lines, plan_fixes, write_plan
+    from spec_protocols.gate._paths import shown
 
     # The plan is the output (JSON or a file, maybe): what was written goes to stderr then.
     out = sys.stdout if args.format == "text" and args.output is None else sys.stderr

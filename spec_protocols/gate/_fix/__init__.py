@@ -28,11 +28,12 @@ from pathlib import Path
 from spec_protocols.gate._fix._edits import Applied, Edit, EditKind, apply_edits
 from spec_protocols.gate._fix._wanted import Wanted, wanted_of
 from spec_protocols.gate._model import GateError, GateReport, Problem, ProtocolName, Verdict
+from spec_protocols.gate._paths import shown
 
 #: A checker's words for a call passing a keyword the callee does not take (pyright's, mypy's).
 _REFUSED_KEYWORD = re.compile(r'(?:No parameter named|Unexpected keyword argument) "(\w+)"')
 
-__all__ = ["Editable", "FilePlan", "FixPlan", "class_defined", "counts", "describe", "editable", "left_lines", "plan_fixes", "shown", "write_plan"]
+__all__ = ["Editable", "FilePlan", "FixPlan", "class_defined", "counts", "describe", "editable", "left_lines", "plan_fixes", "write_plan"]
 
 
 @dataclass
@@ -296,14 +297,6 @@ def editable(targets: Sequence[str]) -> Editable:
             raise GateError(f"cannot find {module!r}: not a path, and no module of that name on the import path")
         roots.append((found.parent if found.name == "__init__.py" else found).resolve())
     return Editable(tuple(roots))
-
-
-def shown(path: Path) -> str:
-    """``path`` as a report shows it: relative to the current directory where it is below it."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def describe(plan: FixPlan) -> str:

@@ -23,7 +23,7 @@ beside :mod:`~spec_protocols.gate._paths` and the model.
 from __future__ import annotations
 
 from spec_protocols.gate._source._locate import find_module_file, is_module_name, module_locations, module_spec
-from spec_protocols.gate._source._names import absolute_module, dotted_name, from_imports, package_of
+from spec_protocols.gate._source._names import absolute_module, assigned, dotted_name, from_imports, package_of
 from spec_protocols.gate._source._parse import ParseCache, ParsedFile, parse_file
 from spec_protocols.gate._source._statements import FalseBranch, blocks, statements
 from spec_protocols.gate._source._static_truth import static_truth, truth_of
@@ -33,6 +33,7 @@ __all__ = [
     "ParseCache",
     "ParsedFile",
     "absolute_module",
+    "assigned",
     "blocks",
     "dotted_name",
     "find_module_file",

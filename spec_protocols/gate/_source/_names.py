@@ -1,11 +1,11 @@
-"""Names in source: dotted names, relative imports made absolute, what a ``from`` import binds."""
+"""Names in source: dotted names, relative imports made absolute, what a ``from`` import binds, what an assignment assigns to."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
 
-__all__ = ["absolute_module", "dotted_name", "from_imports", "package_of"]
+__all__ = ["absolute_module", "assigned", "dotted_name", "from_imports", "package_of"]
 
 
 def dotted_name(expr: ast.expr) -> str | None:
@@ -51,3 +51,13 @@ def from_imports(nodes: Iterable[ast.AST], package: str) -> Iterator[tuple[str, 
             if source:
                 for alias in node.names:
                     yield alias.asname or alias.name, source, alias.name
+
+
+def assigned(node: ast.AST) -> list[ast.expr]:
+    """The targets ``node`` assigns to when it is an assignment (``=``, augmented,
+    or annotated, with a value or without); ``[]`` for any other node."""
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return [node.target]
+    return []

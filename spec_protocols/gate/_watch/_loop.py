@@ -34,7 +34,7 @@ from dataclasses import replace
 
 from spec_protocols.gate._checkers import WarmChecker
 from spec_protocols.gate._model import GateError
-from spec_protocols.gate._paths import cache_dir
+from spec_protocols.gate._paths import cache_dir, shown
 from spec_protocols.gate._request import CachePolicy, GateOutcome, GateRequest
 from spec_protocols.gate._run import run
 from spec_protocols.gate._watch._changes import Snapshot, WatchSet, snapshot, wait_for_change
@@ -227,7 +227,7 @@ class _Session:
             if change is None:
                 return 0
             changed, self.state = change
-            _say(f"changed: {', '.join(_short(p) for p in changed[:3])}{' ...' if len(changed) > 3 else ''}")
+            _say(f"changed: {', '.join(shown(p) for p in changed[:3])}{' ...' if len(changed) > 3 else ''}")
             try:
                 report = self.checked()
             except GateError as error:
@@ -267,14 +267,6 @@ class _Session:
     def _close_checkers(self) -> None:
         for checker in self.checkers.values():
             checker.close()
-
-
-def _short(path: Path) -> str:
-    """``path`` relative to the current folder when it is below it, else whole."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _say(line: str) -> None:

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any, cast
 from unittest import mock
 
+from spec_protocols.gate._source import assigned
+
 __all__ = ["Standins", "assigned_attributes", "bind_or_raise"]
 
 #: What the scheduler passes for constructor keywords that are plain numbers (ranks, a port).
@@ -55,12 +57,7 @@ def assigned_attributes(cls: type) -> frozenset[str]:
 
 def _self_targets(tree: ast.AST) -> Iterator[str]:
     for node in ast.walk(tree):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
-        for target in targets:
+        for target in assigned(node):
             for leaf in ast.walk(target):
                 if isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name) and leaf.value.id == "self":
                     yield leaf.attr

@@ -53,6 +53,7 @@ from spec_protocols.gate._checkers._interface import StandsFor
 from spec_protocols.gate._checkers._runtime._oneshot import RuntimeChecker
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome
+from spec_protocols.gate._source import assigned
 from spec_protocols.gate._checkers._persistent import STOPPING
 
 __all__ = ["PRELOAD", "WarmRuntime", "environment_changes"]
@@ -90,13 +91,7 @@ def _changes_environment(node: ast.AST) -> bool:
     functions or classes) writes ``os.environ``, calls ``os.putenv`` or
     changes ``sys.path``."""
     for sub in _walk_module_level(node):
-        targets: list[ast.expr] = []
-        if isinstance(sub, ast.Assign):
-            targets = sub.targets
-        elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
-            targets = [sub.target]
-        elif isinstance(sub, ast.Delete):
-            targets = sub.targets
+        targets = sub.targets if isinstance(sub, ast.Delete) else assigned(sub)
         for target in targets:
             base = target.value if isinstance(target, ast.Subscript) else target
             if _dotted(base).endswith(("environ", "sys.path")) or _dotted(target) == "sys.path":

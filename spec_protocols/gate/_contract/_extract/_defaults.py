@@ -20,6 +20,7 @@ from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorat
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
 from spec_protocols.gate._contract._extract._walker import Walker
 from spec_protocols.gate._contract._release_contract import Classification, DefaultNeeds, Site, Use
+from spec_protocols.gate._source import assigned
 
 __all__ = ["defaults"]
 
@@ -79,12 +80,7 @@ def _provided(cls: ast.ClassDef, methods: list[FunctionNode]) -> dict[str, str]:
             provided[node.target.id] = "a class attribute of BaseSpecWorker"
     for func in methods:
         for inner in own_nodes(func):
-            targets: list[ast.expr] = []
-            if isinstance(inner, ast.Assign):
-                targets = list(inner.targets)
-            elif isinstance(inner, (ast.AnnAssign, ast.AugAssign)):
-                targets = [inner.target]
-            for target in targets:
+            for target in assigned(inner):
                 attr = self_attribute(target)
                 if attr is not None:
                     provided.setdefault(attr, f"set by BaseSpecWorker.{func.name}")
