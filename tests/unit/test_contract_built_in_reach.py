@@ -156,3 +156,38 @@ def test_an_exclusion_of_one_function_leaves_the_member_required_elsewhere() -> 
     assert excluded_at("model_runner", "Scheduler.init_disaggregation", "0.5.12") is None
     # From 0.5.13 the whole member is left out.
     assert excluded_at("model_runner", "Scheduler.init_disaggregation", "0.5.13") is excluded("model_runner", "0.5.13")
+
+
+SCHEDULE_BATCH_0_5_13 = """\
+class ScheduleBatch:
+    @property
+    def is_spec_v2(self):
+        return self.spec_algorithm.supports_spec_v2()
+"""
+
+HELPER_BODY = """
+def maybe_init_draft_worker(self):
+    DraftWorkerClass = self.spec_algorithm.create_worker(self.server_args)
+    self.draft_worker = DraftWorkerClass(server_args=self.server_args, target_worker=self.tp_worker)
+
+def process_batch_result_decode(self, batch, result):
+    if batch.is_spec_v2:
+        tokens = self._resolve_spec_v2_tokens(result, batch)
+    self.draft_worker.forward_batch_generation(batch)
+
+def _resolve_spec_v2_tokens(self, result, batch):
+    self.draft_worker.on_verify_complete_cpu(result)
+"""
+
+
+def test_a_helper_only_called_for_some_algorithms_is_skipped_by_the_others(tmp_path: Path) -> None:
+    """0.5.13: the helper runs only under batch.is_spec_v2, which is supports_spec_v2()
+    there: NGRAM's worker never meets what it calls; a plugin's still does."""
+    contract = contract_of(tmp_path, HELPER_BODY, {**FILES, "srt/managers/schedule_batch.py": SCHEDULE_BATCH_0_5_13})
+    (verify,) = contract.uses_of("on_verify_complete_cpu")
+    assert verify.classification == "required"  # the helper, walked on its own
+    assert verify.skipped_by == ((("NGRAM",), ""),)
+    terms = release_terms(contract)
+    assert "on_verify_complete_cpu" in terms.members["SpecWorker"]
+    assert terms.built_in_unreached == {SPEC + "ngram_worker.NGRAMWorker": frozenset({"on_verify_complete_cpu"})}
+

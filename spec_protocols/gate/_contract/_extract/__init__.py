@@ -47,7 +47,7 @@ from spec_protocols.gate._contract._extract._classify import finish
 from spec_protocols.gate._contract._extract._constructor_calls import constructor, draft_factory, registry_methods
 from spec_protocols.gate._contract._extract._defaults import defaults
 from spec_protocols.gate._contract._extract._hooks import hooks
-from spec_protocols.gate._contract._extract._loops import single_branch_functions
+from spec_protocols.gate._contract._extract._loops import SchedulerPaths, scheduler_paths
 from spec_protocols.gate._contract._extract._overlap import overlap_flag, overlap_flag_default
 from spec_protocols.gate._contract._extract._scheduler import walk_scheduler_side
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
@@ -70,7 +70,7 @@ def extract_contract(source: SglangSource) -> Contract:
         walker.want("registry", method)
     walk_scheduler_side(tree, walker)
     uses = finish(walker.raw)
-    spec_worker = _on_their_loops(uses, single_branch_functions(tree, {u.site.function.rpartition(".")[2] for u in uses}))
+    spec_worker = _on_their_loops(uses, scheduler_paths(tree, {u.site.function.rpartition(".")[2] for u in uses}))
     if not spec_worker:
         raise GateError(
             f"found no use of the spec worker in {tree.srt}/managers: not an sglang release with speculative "
@@ -97,9 +97,13 @@ def extract_contract(source: SglangSource) -> Contract:
     )
 
 
-def _on_their_loops(uses: tuple[Use, ...], single: dict[str, str]) -> tuple[Use, ...]:
+def _on_their_loops(uses: tuple[Use, ...], paths: SchedulerPaths) -> tuple[Use, ...]:
     """``uses``, each made in a function only one event-loop branch runs
-    (``single``: bare name -> branch) tagged with that branch."""
-    return tuple(
-        replace(u, branch=single.get(u.site.function.rpartition(".")[2], "")) if not u.branch else u for u in uses
-    )
+    tagged with that branch, and with who never runs its function."""
+    found: list[Use] = []
+    for use in uses:
+        name = use.site.function.rpartition(".")[2]
+        branch = use.branch or paths.branch.get(name, "")
+        skipped_by = tuple(sorted({*use.skipped_by, *paths.skipped_by.get(name, frozenset())}))
+        found.append(replace(use, branch=branch, skipped_by=skipped_by))
+    return tuple(found)

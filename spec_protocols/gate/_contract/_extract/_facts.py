@@ -58,7 +58,7 @@ from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorat
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
 
-__all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm"]
+__all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm", "is_batch"]
 
 FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "branch", "excludes", "neutral", "other"]
 #: The scheduler's field that selects the overlap branch (``self.enable_overlap =
@@ -85,7 +85,8 @@ class Fact:
     #: For a ``branch`` fact: ``overlap`` or ``synchronous``; for an
     #: ``excludes`` fact, the branch it skips the use on (``""``: both).
     branch: str = ""
-    #: For an ``excludes`` fact: the enum members (``EAGLE``, ``NGRAM``) that skip the use.
+    #: For an ``excludes`` fact, and an ``algorithm`` fact from a predicate of
+    #: the algorithm object: the enum members (``EAGLE``, ``NGRAM``) that skip the use.
     algorithms: tuple[str, ...] = ()
 
 
@@ -315,7 +316,7 @@ def _compare(expr: ast.Compare, conditions: Conditions, polarity: bool, scope: S
 @_facts.register
 def _attribute(expr: ast.Attribute, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
     """The scheduler's overlap field (a ``branch``), a receiver, or a property of the class."""
-    if expr.attr == _OVERLAP_FIELD and (is_scheduler(expr.value, scope) or _is_batch(expr.value, scope)):
+    if expr.attr == _OVERLAP_FIELD and (is_scheduler(expr.value, scope) or is_batch(expr.value, scope)):
         return (Fact("branch", _words(expr, polarity), (id(expr), polarity), branch=OVERLAP if polarity else SYNCHRONOUS),)
     return _speculative_or(_property_facts, expr, conditions, polarity, scope, depth)
 
@@ -337,7 +338,7 @@ def _property_facts(expr: ast.Attribute, conditions: Conditions, polarity: bool,
     """A property of the class: ``if self.uses_relay:`` reads like a call; a
     property of a batch (``batch.is_spec_v2``): what its returned expression
     tells in its own class."""
-    if _is_batch(expr.value, scope) and not (isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+    if is_batch(expr.value, scope) and not (isinstance(expr.value, ast.Name) and expr.value.id == "self"):
         found = conditions.batch_property(expr.attr)
         return None if found is None else conditions.facts_of(found[1], polarity, found[0], depth + 1) or None
     if not (polarity and isinstance(expr.value, ast.Name) and expr.value.id == "self" and scope.cls is not None):
@@ -407,10 +408,14 @@ def _call_facts(call: ast.Call, conditions: Conditions, polarity: bool, scope: S
         algorithms = conditions.tree.algorithms
         meaning = algorithms.meaning(func.attr)
         found = _predicate_facts(func, meaning, polarity, scope, words, origin)
-        if found or meaning in ("some", "none") or call.args:
+        if meaning in ("some", "none") or call.args:
             return found or None
-        # The general path: skipped by the algorithms the predicate answers the other way.
+        # Skipped by the algorithms the predicate answers the other way: for
+        # the general path (no fact else) an ``excludes`` fact; for a
+        # predicate that names some algorithms, its ``algorithm`` fact says so.
         skipped = algorithms.answering(func.attr, not polarity)
+        if found:
+            return tuple(replace(f, algorithms=skipped) for f in found)
         return (Fact("excludes", words, origin, algorithms=skipped),) if skipped else None
     if polarity:
         implied = conditions.implied_by_callee(call, scope, depth)
@@ -431,7 +436,7 @@ def _predicate_facts(
         return (Fact("nonspec", words, origin),)
     if (meaning == "positive") == polarity:
         return (Fact("algorithm", words, origin),)
-    return ()  # all algorithms but some: the general path
+    return ()  # all algorithms but some: the general path (see _call_facts)
 
 
 # -- the algorithm object ---------------------------------------------------------------
@@ -487,7 +492,7 @@ def _algorithm_names(elements: list[ast.expr]) -> set[str] | None:
     return names
 
 
-def _is_batch(expr: ast.expr, scope: Scope) -> bool:
+def is_batch(expr: ast.expr, scope: Scope) -> bool:
     """Whether ``expr`` is a batch: a name or attribute named so
     (``batch``, ``self.cur_batch``), or ``self`` in a batch class."""
     if isinstance(expr, ast.Name) and expr.id == "self":

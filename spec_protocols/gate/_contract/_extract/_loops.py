@@ -21,6 +21,14 @@ one); a function nobody on that side calls is a root, on both branches.
 Functions are keyed by their bare name, so that two classes' methods of one
 name merge: that can only widen a function's branches, never narrow them.
 
+The same graph says which built-in algorithms never run a helper: each edge
+also carries who its conditions skip (``Use.skipped_by``: a negated
+predicate, or a predicate that names some algorithms, so that every other
+one skips it: 0.5.13 calls ``_resolve_spec_v2_tokens`` only under
+``batch.is_spec_v2``, which is ``supports_spec_v2()``), and a function is
+skipped by what every path from a root to it skips. Only tests that read
+the algorithm object or a batch are taken apart for it.
+
 A function counts as reached from elsewhere (a root) wherever its name is
 used other than in a call the graph recorded: passed as a callback
 (``run_event_loop_supervisor(scheduler, _dispatch_event_loop_once)``), looked
@@ -36,7 +44,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from spec_protocols.gate._contract._extract._facts import Conditions, Facts
+from spec_protocols.gate._contract._extract._classify import Skips
+from spec_protocols.gate._contract._extract._facts import Conditions, Facts, is_algorithm, is_batch
 from spec_protocols.gate._contract._extract._receivers import is_scheduler
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._scheduler import SCHEDULER_SIDE, is_worker_class
@@ -44,7 +53,7 @@ from spec_protocols.gate._contract._extract._syntax import exits, functions
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
 
-__all__ = ["single_branch_functions"]
+__all__ = ["SchedulerPaths", "scheduler_paths", "single_branch_functions"]
 
 _BOTH = frozenset({OVERLAP, SYNCHRONOUS})
 _SCHEDULER = Roots(scheduler_self=True)
@@ -55,8 +64,9 @@ _FUNCTION = Roots(scheduler_self=False)
 class _Graph:
     """Calls between the scheduler side's functions, by bare name."""
 
-    #: callee -> (caller, the branch the call's own conditions put it on, "" for none).
-    callers: defaultdict[str, list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
+    #: callee -> (caller, the branch the call's own conditions put it on ("" for
+    #: none), who those conditions skip).
+    callers: defaultdict[str, list[tuple[str, str, Skips]]] = field(default_factory=lambda: defaultdict(list))
     #: Every function of the scheduler side (bare names).
     defined: set[str] = field(default_factory=set[str])
     #: Names used other than as a recorded call (callbacks, getattr, ...): roots.
@@ -65,11 +75,30 @@ class _Graph:
     overlap_named: dict[int, bool] = field(default_factory=dict[int, bool])
 
 
+@dataclass(frozen=True)
+class SchedulerPaths:
+    """What the scheduler side's call graph says of its functions (bare names)."""
+
+    #: The one branch (``overlap`` / ``synchronous``) a function runs on;
+    #: functions on both (or reached from outside) are absent.
+    branch: dict[str, str]
+    #: Who never runs a function (``Use.skipped_by`` entries); functions no
+    #: built-in algorithm skips are absent.
+    skipped_by: dict[str, Skips]
+
+
 def single_branch_functions(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> dict[str, str]:
     """Bare function name -> the one branch (``overlap`` / ``synchronous``)
     on which the scheduler side of ``tree`` runs it; functions on both
-    branches (or reached from outside) are absent. A worker class's methods
-    are not the scheduler's (:func:`is_worker_class`) and are not walked."""
+    branches (or reached from outside) are absent."""
+    return scheduler_paths(tree, wanted).branch
+
+
+def scheduler_paths(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> SchedulerPaths:
+    """The branch each function of the scheduler side of ``tree`` runs on,
+    and who skips it (``wanted``: only these names are asked about). A worker
+    class's methods are not the scheduler's (:func:`is_worker_class`) and are
+    not walked."""
     graph = _Graph()
     folders = SCHEDULER_SIDE
     modules = [m for folder in folders for path in tree.files_under(folder) if (m := tree.module_at(path)) is not None]
@@ -88,44 +117,60 @@ def single_branch_functions(tree: ReleaseTree, wanted: Iterable[str] | None = No
         for name, branches in reach.items()
         if len(branches) == 1 and (asked is None or name in asked)
     }
-    outside = _named_outside(tree, folders, single)
-    return {name: branch for name, branch in single.items() if name not in outside}
+    skipped = {name: s for name, s in _skipped(graph).items() if s and (asked is None or name in asked)}
+    outside = _named_outside(tree, folders, {*single, *skipped})
+    return SchedulerPaths(
+        {name: branch for name, branch in single.items() if name not in outside},
+        {name: s for name, s in skipped.items() if name not in outside},
+    )
 
 
 def _walk(graph: _Graph, conditions: Conditions, scope: Scope) -> None:
     func = scope.func
     assert func is not None
     graph.defined.add(func.name)
-    _block(graph, conditions, scope, func.body, "", func.name, set())
+    _block(graph, conditions, scope, func.body, _Where(), func.name, set())
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a block runs: its branch ("" for both) and who skips it."""
+
+    branch: str = ""
+    skips: Skips = frozenset()
+
+    def under(self, graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> _Where:
+        branch = self.branch or _branch(graph, conditions, scope, test, polarity)
+        return _Where(branch, self.skips | _skips(conditions, scope, test, polarity))
 
 
 def _block(
-    graph: _Graph, conditions: Conditions, scope: Scope, body: Iterable[ast.stmt], branch: str, caller: str, calls: set[int]
+    graph: _Graph, conditions: Conditions, scope: Scope, body: Iterable[ast.stmt], where: _Where, caller: str, calls: set[int]
 ) -> None:
-    """Record the calls of ``body``, on ``branch`` ("" for both)."""
+    """Record the calls of ``body``, made ``where``."""
     for stmt in body:
         if isinstance(stmt, (ast.If, ast.While)):
-            _calls_in(graph, scope, stmt.test, branch, caller, calls)
-            _block(graph, conditions, scope, stmt.body, branch or _branch(graph, conditions, scope, stmt.test, True), caller, calls)
-            otherwise = branch or _branch(graph, conditions, scope, stmt.test, False)
+            _calls_in(graph, scope, stmt.test, where, caller, calls)
+            _block(graph, conditions, scope, stmt.body, where.under(graph, conditions, scope, stmt.test, True), caller, calls)
+            otherwise = where.under(graph, conditions, scope, stmt.test, False)
             _block(graph, conditions, scope, stmt.orelse, otherwise, caller, calls)
             if isinstance(stmt, ast.If) and exits(stmt.body) and not stmt.orelse:
-                branch = otherwise  # `if not self.enable_overlap: return`: the rest runs on the other branch
+                where = otherwise  # `if not self.enable_overlap: return`: the rest runs on the other branch
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            # A nested function runs when it is called, under its enclosing function's branch, not its def's.
-            _block(graph, conditions, scope, stmt.body, "", caller, calls)
+            # A nested function runs when it is called, under its enclosing function's conditions, not its def's.
+            _block(graph, conditions, scope, stmt.body, _Where(), caller, calls)
         elif isinstance(stmt, ast.ClassDef):
             continue
         else:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
-                    _calls_in(graph, scope, child, branch, caller, calls)
+                    _calls_in(graph, scope, child, where, caller, calls)
                 elif isinstance(child, ast.stmt):
-                    _block(graph, conditions, scope, [child], branch, caller, calls)
-                elif isinstance(child, (ast.ExceptHandler, ast.match_case)):  # their bodies run on this branch
-                    _block(graph, conditions, scope, child.body, branch, caller, calls)
+                    _block(graph, conditions, scope, [child], where, caller, calls)
+                elif isinstance(child, (ast.ExceptHandler, ast.match_case)):  # their bodies run here
+                    _block(graph, conditions, scope, child.body, where, caller, calls)
                 elif isinstance(child, ast.withitem):
-                    _calls_in(graph, scope, child.context_expr, branch, caller, calls)
+                    _calls_in(graph, scope, child.context_expr, where, caller, calls)
 
 
 def _branch(graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> str:
@@ -139,6 +184,18 @@ def _branch(graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr,
     facts: Facts = conditions.facts_of(test, polarity, scope)
     branches = {f.branch for f in facts if f.kind == "branch"}
     return branches.pop() if len(branches) == 1 else ""
+
+
+def _skips(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> Skips:
+    """Who ``test`` being ``polarity`` skips: taken apart only where the test
+    reads the algorithm object or a batch (the costly part, kept rare)."""
+    if not any(
+        isinstance(node, ast.Attribute) and (is_algorithm(node.value, scope) or is_batch(node.value, scope))
+        for node in ast.walk(test)
+    ):
+        return frozenset()
+    facts: Facts = conditions.facts_of(test, polarity, scope)
+    return frozenset((f.algorithms, f.branch) for f in facts if f.kind in ("excludes", "algorithm") and f.algorithms)
 
 
 def _names_overlap(graph: _Graph, scope: Scope) -> bool:
@@ -162,7 +219,7 @@ def _scheduler_receiver(value: ast.expr, scope: Scope) -> bool:
     return isinstance(value, ast.Attribute) and value.attr == "scheduler"
 
 
-def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, branch: str, caller: str, calls: set[int]) -> None:
+def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, where: _Where, caller: str, calls: set[int]) -> None:
     """Record ``expr``'s calls of scheduler functions as edges, and every other
     use of a name (a callback, a ``getattr`` string) as an escape. ``ast.walk``
     meets a call before its callee's node, so a callee is known as one."""
@@ -170,10 +227,10 @@ def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, branch: str, caller: 
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and _scheduler_receiver(func.value, scope):
-                graph.callers[func.attr].append((caller, branch))
+                graph.callers[func.attr].append((caller, where.branch, where.skips))
                 calls.add(id(func))
             elif isinstance(func, ast.Name):
-                graph.callers[func.id].append((caller, branch))
+                graph.callers[func.id].append((caller, where.branch, where.skips))
                 calls.add(id(func))
         elif isinstance(node, ast.Attribute) and id(node) not in calls:
             graph.escaped.add(node.attr)
@@ -196,12 +253,37 @@ def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
             if callee not in graph.defined:
                 continue
             found = set(reach.get(callee, frozenset()))
-            for caller, branch in edges:
+            for caller, branch, _skipped_by in edges:
                 found |= {branch} if branch else reach.get(caller, frozenset())
             if frozenset(found) != reach.get(callee, frozenset()):
                 reach[callee] = frozenset(found)
                 changed = True
     return reach
+
+
+def _skipped(graph: _Graph) -> dict[str, Skips]:
+    """Who skips each defined function: what every path from a root skips (a
+    root: nobody). A fixed point from the roots down, each function's set
+    only shrinking as more paths reach it."""
+    skipped: dict[str, Skips] = {
+        name: frozenset() for name in graph.defined if name in graph.escaped or not graph.callers.get(name)
+    }
+    changed = True
+    while changed:
+        changed = False
+        for callee, edges in graph.callers.items():
+            if callee not in graph.defined or callee in skipped and not skipped[callee]:
+                continue
+            paths = [edge | skipped[caller] for caller, _branch, edge in edges if caller in skipped]
+            if not paths:
+                continue
+            found = frozenset.intersection(*paths)
+            if callee in skipped:
+                found &= skipped[callee]
+            if skipped.get(callee) != found:
+                skipped[callee] = found
+                changed = True
+    return skipped
 
 
 def _named_outside(tree: ReleaseTree, folders: Sequence[str], names: Iterable[str]) -> set[str]:
