@@ -191,3 +191,78 @@ def test_a_helper_only_called_for_some_algorithms_is_skipped_by_the_others(tmp_p
     assert "on_verify_complete_cpu" in terms.members["SpecWorker"]
     assert terms.built_in_unreached == {SPEC + "ngram_worker.NGRAMWorker": frozenset({"on_verify_complete_cpu"})}
 
+
+
+REGISTRY_SPEC_INFO = '''\
+class SpeculativeAlgorithm:
+    def _has_flag(self, flag):
+        return flag in self.flags
+
+    def is_none(self):
+        return self is SpeculativeAlgorithm.NONE
+
+    def is_eagle(self):
+        return self._has_flag("EAGLE")
+
+    def is_ngram(self):
+        return self._has_flag("NGRAM")
+
+    def create_draft_worker(self, **factory_kwargs):
+        return self._draft_worker_factory(self, **factory_kwargs)
+
+
+def register_speculative_algorithm(name, worker_cls, *, flags=None):
+    pass
+
+
+def _create_eagle_worker(**kwargs):
+    enable_overlap = kwargs.pop("enable_overlap", False)
+    if enable_overlap:
+        from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+
+        return EAGLEWorkerV2(**kwargs)
+    from sglang.srt.speculative.eagle_worker import EAGLEWorker
+
+    return EAGLEWorker(**kwargs)
+
+
+def _create_ngram_worker(**kwargs):
+    from sglang.srt.speculative.ngram_worker import NGRAMWorker
+
+    return NGRAMWorker(**kwargs)
+
+
+SpeculativeAlgorithm.register("NONE")
+register_speculative_algorithm("EAGLE", worker_cls=_create_eagle_worker, flags=("EAGLE",))
+register_speculative_algorithm("EAGLE3", worker_cls=_create_eagle_worker, flags=("EAGLE", "EAGLE3"))
+register_speculative_algorithm("NGRAM", worker_cls=_create_ngram_worker, flags=("NGRAM",))
+'''
+
+REGISTRY_BODY = """
+def init(self):
+    self.draft_worker = self.spec_algorithm.create_draft_worker(server_args=self.server_args, enable_overlap=self.enable_overlap)
+
+def init_disaggregation(self):
+    if self.draft_worker is None or self.spec_algorithm.is_ngram():
+        pool = None
+    elif self.spec_algorithm.is_eagle() and self.enable_overlap:
+        pool = self.draft_worker.draft_worker.draft_runner
+    else:
+        pool = self.draft_worker.model_runner.token_to_kv_pool
+    self.draft_worker.forward_batch_generation(None)
+"""
+
+
+def test_a_registry_release_s_built_in_factories_and_flags(tmp_path: Path) -> None:
+    """0.5.4.post2-0.5.7: no enum and no create_worker; the built-in names are
+    registered with a factory and flags, and a predicate reads a flag."""
+    files = {**FILES, "srt/speculative/spec_info.py": REGISTRY_SPEC_INFO}
+    contract = contract_of(tmp_path, REGISTRY_BODY, files)
+    reach = {w.name: set(w.reach) for w in contract.built_in_workers}
+    assert reach == {
+        "EAGLEWorkerV2": {("EAGLE", OVERLAP), ("EAGLE3", OVERLAP)},
+        "EAGLEWorker": {("EAGLE", SYNCHRONOUS), ("EAGLE3", SYNCHRONOUS)},
+        "NGRAMWorker": {("NGRAM", OVERLAP), ("NGRAM", SYNCHRONOUS)},
+    }
+    (pool,) = [u for u in contract.uses_of("model_runner") if u.receiver == "spec_worker"]
+    assert set(pool.skipped_by) == {(("EAGLE", "EAGLE3"), OVERLAP), (("NGRAM",), "")}

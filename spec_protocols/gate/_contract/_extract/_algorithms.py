@@ -9,11 +9,18 @@ is_none()``; ``is_none()`` holds for none; ``has_draft_kv()`` (``not
 self.is_ngram()``) is a negated one, true for all algorithms but some; the
 others name a subset. A predicate it does not find or cannot evaluate names a
 subset.
+
+Releases with an algorithm registry (0.5.4.post2-0.5.7) have no enum: their
+algorithms are the names ``spec_info.py`` registers at import
+(``register_speculative_algorithm("EAGLE3", ..., flags=("EAGLE", "EAGLE3"))``,
+``SpeculativeAlgorithm.register("NONE")``), and a predicate reads a flag
+(``return self._has_flag("EAGLE")``).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from typing import Literal
 
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, functions
@@ -29,14 +36,19 @@ _MAX_DEPTH = 6
 class Algorithms:
     """The predicates of ``SpeculativeAlgorithm`` (``cls``; None when the release has none)."""
 
-    def __init__(self, cls: ast.ClassDef | None) -> None:
+    def __init__(self, cls: ast.ClassDef | None, module_body: Sequence[ast.stmt] | None = None) -> None:
         self.cls = cls
         self.methods: dict[str, FunctionNode] = {f.name: f for f in functions(cls.body)} if cls else {}
         self.members: list[str] = []
+        #: Registry releases: member -> its flags.
+        self.flags: dict[str, frozenset[str]] = {}
         if cls is not None:
             for node in cls.body:
                 if isinstance(node, ast.Assign):
                     self.members += [t.id for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()]
+        if not self.members and module_body is not None:
+            self.flags = _registered(module_body)
+            self.members = list(self.flags)
         self._meaning: dict[str, PredicateMeaning] = {}
 
     def meaning(self, method: str) -> PredicateMeaning:
@@ -104,7 +116,50 @@ class Algorithms:
             # Another predicate: `return self.is_eagle() or self.is_dspark()`.
             returned = self._returned(expr.func.attr)
             return None if returned is None else self._holds(returned, member, depth + 1)
+        if self.flags and _flag_test(expr) is not None:
+            # A registry release: `return self._has_flag("EAGLE")`.
+            return _flag_test(expr) in self.flags.get(member, frozenset())
         return None
+
+
+#: The registry's function that names a built-in algorithm and its flags.
+_REGISTER = "register_speculative_algorithm"
+
+
+def _registered(body: Sequence[ast.stmt]) -> dict[str, frozenset[str]]:
+    """A registry release's algorithms, from its module-level calls: each
+    ``register_speculative_algorithm(NAME, ..., flags=(...))`` with its flags,
+    and ``SpeculativeAlgorithm.register(NAME)`` without any."""
+    found: dict[str, frozenset[str]] = {}
+    for statement in body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant)):
+            continue
+        name = call.args[0].value
+        func = call.func
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if not isinstance(name, str) or called not in (_REGISTER, "register"):
+            continue
+        flags = next((k.value for k in call.keywords if k.arg == "flags"), None)
+        values = flags.elts if isinstance(flags, (ast.Tuple, ast.List)) else []
+        found[name.upper()] = frozenset(v.value.upper() for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return found
+
+
+def _flag_test(expr: ast.expr) -> str | None:
+    """``self._has_flag("X")``: ``X``."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and isinstance(expr.func.value, ast.Name)
+        and expr.func.value.id == "self"
+        and expr.func.attr == "_has_flag"
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], ast.Constant)
+        and isinstance(expr.args[0].value, str)
+    ):
+        return expr.args[0].value.upper()
+    return None
 
 
 def _compares_self(expr: ast.Compare, member: str) -> bool | None:

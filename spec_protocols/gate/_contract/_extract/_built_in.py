@@ -26,7 +26,7 @@ import ast
 
 from spec_protocols.gate._contract._extract._algorithms import Algorithms
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
-from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, own_nodes
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, last_name, own_nodes
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, BuiltInWorker, Site
 from spec_protocols.gate._source import from_imports, truth_of
@@ -39,28 +39,52 @@ _MAX_HOPS = 3
 _DISABLE_OVERLAP = "disable_overlap_schedule"
 _ENABLE_OVERLAP = "enable_overlap"
 
+#: The registry's function that binds a built-in name to its factory (0.5.4.post2-0.5.7).
+_REGISTER = "register_speculative_algorithm"
+
 #: One condition on a ``return``'s path: the test and the value it has there.
 _Condition = tuple[ast.expr, bool]
 
 
 def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
-    """The classes ``SpeculativeAlgorithm.create_worker`` returns, each where it is defined."""
+    """The classes the release builds for its own algorithms, each where it is
+    defined: those ``SpeculativeAlgorithm.create_worker`` returns or, in the
+    releases with an algorithm registry (0.5.4.post2-0.5.7), those the
+    factories registered for the built-in names build
+    (``register_speculative_algorithm("EAGLE", worker_cls=_create_eagle_worker)``)."""
     found = find_class(tree, "spec_info.py", "SpeculativeAlgorithm")
     if found is None:
         return ()
     module, cls = found
+    workers: dict[str, BuiltInWorker] = {}
     create = next((f for f in functions(cls.body) if f.name == "create_worker"), None)
-    if create is None:
-        return ()
+    if create is not None:
+        _add_returned(tree, module, cls, create, f"{cls.name}.create_worker", None, workers)
+    for name, factory in _registered_factories(module):
+        _add_returned(tree, module, None, factory, factory.name, name, workers)
+    return tuple(workers.values())
+
+
+def _add_returned(
+    tree: ReleaseTree,
+    module: Module,
+    cls: ast.ClassDef | None,
+    function: FunctionNode,
+    where_named: str,
+    algorithm: str | None,
+    workers: dict[str, BuiltInWorker],
+) -> None:
+    """Add to ``workers`` each class ``function`` returns (or returns an
+    instance of), with its reach (``algorithm``: the one algorithm the
+    function serves, a registered factory's name)."""
     imports, defined = _module_names(module)
     # The function's own imports shadow the module's.
-    imports.update(Scope(module, cls, create, f"{cls.name}.create_worker", Roots()).imports)
-    workers: dict[str, BuiltInWorker] = {}
-    paths = dict(_paths(create.body, ()))
-    reading = _Reach(tree.algorithms, create)
-    returns = sorted((n for n in own_nodes(create) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset))
+    imports.update(Scope(module, cls, function, where_named, Roots()).imports)
+    paths = dict(_paths(function.body, ()))
+    reading = _Reach(tree.algorithms, function)
+    returns = sorted((n for n in own_nodes(function) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset))
     for node in returns:
-        reach = reading.pairs(paths[node]) if node in paths else ()
+        reach = reading.pairs(paths[node], algorithm) if node in paths else ()
         for name in _returned_names(node.value):
             if name in imports:
                 where: tuple[str, str] | None = _defining_module(tree, *imports[name])
@@ -69,7 +93,7 @@ def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
             else:
                 where = None
             if where is not None:
-                worker = BuiltInWorker(where[0], where[1], Site(module.rel, f"{cls.name}.create_worker", node.lineno), reach)
+                worker = BuiltInWorker(where[0], where[1], Site(module.rel, where_named, node.lineno), reach)
                 known = workers.get(worker.dotted)
                 if known is None:
                     workers[worker.dotted] = worker
@@ -77,7 +101,29 @@ def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
                     workers[worker.dotted] = BuiltInWorker(known.module, known.name, known.site, tuple(sorted({*known.reach, *reach})))
                 else:
                     workers[worker.dotted] = BuiltInWorker(known.module, known.name, known.site)
-    return tuple(workers.values())
+
+
+def _registered_factories(module: Module) -> list[tuple[str, FunctionNode]]:
+    """(algorithm name, factory function) for each module-level
+    ``register_speculative_algorithm(NAME, FACTORY, ...)`` (or ``worker_cls=``)
+    of ``module`` whose factory is a function the module defines."""
+    defined = {f.name: f for f in functions(module.run)}
+    found: list[tuple[str, FunctionNode]] = []
+    for call in _registry_calls(module):
+        name = call.args[0] if call.args else None
+        factory = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "worker_cls"), None)
+        if isinstance(name, ast.Constant) and isinstance(name.value, str) and isinstance(factory, ast.Name) and factory.id in defined:
+            found.append((name.value.upper(), defined[factory.id]))
+    return found
+
+
+def _registry_calls(module: Module) -> list[ast.Call]:
+    """The module-level calls of ``register_speculative_algorithm``."""
+    return [
+        s.value
+        for s in module.run
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and last_name(s.value.func) == _REGISTER
+    ]
 
 
 def _paths(body: list[ast.stmt], holding: tuple[_Condition, ...]) -> list[tuple[ast.Return, tuple[_Condition, ...]]]:
@@ -114,9 +160,10 @@ class _Reach:
                 bound.setdefault(node.targets[0].id, []).append(node.value)
         self.bound = {name: values[0] for name, values in bound.items() if len(values) == 1}
 
-    def pairs(self, path: tuple[_Condition, ...]) -> tuple[tuple[str, str], ...]:
-        """The (member, branch) pairs for which no condition of ``path`` is certainly false."""
-        members = [m for m in self.algorithms.members if m != "NONE"]
+    def pairs(self, path: tuple[_Condition, ...], algorithm: str | None = None) -> tuple[tuple[str, str], ...]:
+        """The (member, branch) pairs for which no condition of ``path`` is
+        certainly false (``algorithm``: that member only)."""
+        members = [m for m in self.algorithms.members if m != "NONE" and (algorithm is None or m == algorithm)]
         return tuple(
             (member, branch)
             for member in members
@@ -146,11 +193,14 @@ def _module_names(module: Module) -> tuple[dict[str, tuple[str, str]], set[str]]
 
 
 def _returned_names(value: ast.expr | None) -> list[str]:
-    """The names a ``return`` gives back: ``return X``, ``return A if c else B``."""
+    """The names a ``return`` gives back: ``return X``, ``return A if c else B``,
+    and a registered factory's ``return X(**kwargs)``."""
     if isinstance(value, ast.Name):
         return [value.id]
     if isinstance(value, ast.IfExp):
         return _returned_names(value.body) + _returned_names(value.orelse)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return [value.func.id]
     return []
 
 

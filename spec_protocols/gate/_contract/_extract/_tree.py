@@ -108,7 +108,7 @@ class ReleaseTree:
         """The predicates of the release's ``SpeculativeAlgorithm``."""
         if self._algorithms is None:
             found = find_class(self, "spec_info.py", "SpeculativeAlgorithm")
-            self._algorithms = Algorithms(found[1] if found else None)
+            self._algorithms = Algorithms(found[1] if found else None, found[0].run if found else None)
         return self._algorithms
 
 
