@@ -308,6 +308,11 @@ class DiscoveredClass:
     #: discovery resolved them: what a checker says there is the IDE's view
     #: of the pinned release, not the class's problem on the release checked.
     own_decorator_lines: tuple[int, ...] = ()
+    #: Its bases imported from an sglang module that the sglang checked
+    #: against does not have: ``(base, module)``. Such a class cannot be
+    #: imported on that release; it fails, whatever a checker made of the
+    #: unresolved base (:func:`spec_protocols.gate._verdicts.combine`).
+    missing_bases: tuple[tuple[str, str], ...] = ()
 
     def definition(self, name: str | None) -> MemberDefinition | None:
         """The definition a lookup of ``name`` on the class finds; None when

@@ -146,8 +146,21 @@ def combine(
         if combined is Verdict.UNVERIFIED and Verdict.PASS in per_checker.values():
             if all(_unmodelled_only(name, problems) for name, v in per_checker.items() if v is Verdict.UNVERIFIED):
                 combined = Verdict.PASS
+        if cls is not None and cls.missing_bases:
+            combined = Verdict.FAIL
+            problems.append(Problem("gate", None, missing_base_words(cls.missing_bases), file=str(cls.file), line=cls.line))
         results.append(Result(check, combined, per_checker, tuple(problems), notes=tuple(notes)))
     return _through_injections(results, classes)
+
+
+def missing_base_words(missing: Sequence[tuple[str, str]]) -> str:
+    """The problem of a class whose base the sglang checked against does not have."""
+    named = "; ".join(f"{base} (no module {module})" for base, module in missing)
+    return (
+        f"derives from {named}, which the sglang checked against does not have: importing the class raises "
+        "ImportError there, so sglang can never build it; derive from what that release has (its own workers: "
+        "spec-protocols check sglang.srt.speculative --sglang RELEASE)"
+    )
 
 
 def injected_fails_words(injected: Sequence[str]) -> str:

@@ -295,3 +295,36 @@ def test_the_releases_built_in_workers_are_spec_workers_whatever_their_bases(tmp
     }
     # Without the release's list, only the base says what a class is.
     assert module_roles(discover(target)) == {"relpkg.v1.V1Worker": {ClassRole.DRAFT_WORKER}}
+
+
+def test_a_subclass_of_a_built_in_worker_is_a_spec_worker(tmp_path: Path) -> None:
+    """A plugin deriving from the release's V1 EAGLEWorker (a TpModelWorker) is
+    the scheduler's spec worker, as the class it extends is."""
+    _write(
+        tmp_path,
+        {
+            "subpkg/__init__.py": "",
+            "subpkg/base.py": "from sglang.srt.managers.tp_worker import TpModelWorker\n\n\nclass V1Worker(TpModelWorker):\n    pass\n",
+            "subpkg/mine.py": "from subpkg.base import V1Worker\n\n\nclass Mine(V1Worker):\n    pass\n",
+        },
+    )
+    roles = module_roles(discover([resolve_target(str(tmp_path / "subpkg" / "mine.py"))], built_in={"subpkg.base.V1Worker"}))
+    assert roles["subpkg.mine.Mine"] == {ClassRole.SPEC_WORKER, ClassRole.DRAFT_WORKER}
+
+
+def test_a_base_the_sglang_read_does_not_have_is_recorded(tmp_path: Path) -> None:
+    """A worker written for a release with V1 workers, read against one
+    without them: picked (never "no workers found"), with the missing module."""
+    _write(
+        tmp_path,
+        {
+            "oldplug.py": "from sglang.srt.speculative.no_such_worker_module import GoneWorker\n\n\n"
+            "class Mine(GoneWorker):\n    pass\n",
+        },
+    )
+    found = discover([resolve_target(str(tmp_path / "oldplug.py"))])
+    (cls,) = found.classes
+    assert cls.roles == {ClassRole.SPEC_WORKER}
+    assert cls.missing_bases == (
+        ("sglang.srt.speculative.no_such_worker_module.GoneWorker", "sglang.srt.speculative.no_such_worker_module"),
+    )

@@ -50,3 +50,17 @@ def test_a_failing_injection_site_in_the_worker_fails_it() -> None:
     site = (Check("plugin.Worker.__init__:draft_worker_cls", FACTORY), Verdict.FAIL)
     verdicts = _run(Verdict.PASS, _draft(()), site)
     assert verdicts[Check("plugin.Worker", ProtocolName.SPEC_WORKER)] is Verdict.FAIL
+
+
+def test_a_class_whose_base_the_release_lacks_fails_whatever_the_checkers_saw() -> None:
+    """Its base is unresolved, so each static checker sees Any (unverified);
+    the class cannot be imported on that release, so it fails, saying why."""
+    gone = (("sglang.srt.speculative.eagle_worker.EAGLEWorker", "sglang.srt.speculative.eagle_worker"),)
+    old = DiscoveredClass("plugin", "Old", Path("plugin.py"), 4, frozenset({ClassRole.SPEC_WORKER}), missing_bases=gone)
+    check = Check("plugin.Old", ProtocolName.SPEC_WORKER)
+    (result,) = combine([check], [CheckerOutcome("mypy", {check: Verdict.UNVERIFIED}, {})], {old.dotted: old})
+    assert result.verdict is Verdict.FAIL
+    assert result.checkers == {"mypy": Verdict.UNVERIFIED}
+    (problem,) = [p for p in result.problems if p.checker == "gate"]
+    assert "no module sglang.srt.speculative.eagle_worker" in problem.message
+    assert (problem.file, problem.line) == ("plugin.py", 4)

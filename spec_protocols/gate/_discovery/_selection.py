@@ -141,6 +141,9 @@ class _Picks:
     decorated: set[str] = field(default_factory=set[str])
     #: Qualified class name -> the classes whose own code injects it.
     injected_by: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    #: Qualified class name -> its bases imported from an sglang module the
+    #: sglang read does not have (``SourceIndex.missing_sglang_bases``).
+    missing_bases: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict[str, tuple[tuple[str, str], ...]])
 
     def add(self, qualified: str, *roles: ClassRole) -> None:
         self.roles.setdefault(qualified, set()).update(roles)
@@ -288,7 +291,8 @@ def _pick_classes(
             continue
         chain = index.ancestry(qualified)
         roles: set[ClassRole] = set()
-        if any(b in SPEC_ROOTS for b in chain) or qualified in built_in:
+        if any(b in SPEC_ROOTS or b in built_in for b in chain) or qualified in built_in:
+            # A built-in worker, or a subclass of one, is what the scheduler builds.
             roles.add(ClassRole.SPEC_WORKER)
         if any(b in DRAFT_ROOTS for b in chain):
             roles.add(ClassRole.DRAFT_WORKER)
@@ -297,7 +301,13 @@ def _pick_classes(
             # The author says sglang constructs it (spec_protocols._class_decorators).
             roles.update(decorated)
             picks.decorated.add(qualified)
-        if (module.name, qual) in wanted and not roles:
+        missing = index.missing_sglang_bases(qualified)
+        if missing:
+            # A base the sglang checked against does not have (a V1 worker on
+            # a release without one): the class cannot be imported there,
+            # which its verdict says; its role is unknown, so a spec worker's.
+            picks.missing_bases[qualified] = missing
+        if ((module.name, qual) in wanted or missing) and not roles:
             # Named explicitly but on no known base: structural typing is
             # the point of a protocol, so check it as a spec worker.
             roles.add(ClassRole.SPEC_WORKER)
@@ -439,6 +449,7 @@ def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[Discovere
                 registrations=tuple(dict.fromkeys(picks.registered.get(qualified, ()))),
                 injected_by=tuple(dict.fromkeys(b for b in picks.injected_by.get(qualified, ()) if b != qualified)),
                 own_decorator_lines=own_decorator_lines(index, module, info.node),
+                missing_bases=picks.missing_bases.get(qualified, ()),
             )
         )
         # The checkers must read, from source, the module of the class, of

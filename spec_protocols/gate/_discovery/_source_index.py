@@ -330,6 +330,31 @@ class SourceIndex:
                 resolved.append(target)
         return resolved
 
+    def missing_sglang_bases(self, qualified: str) -> tuple[tuple[str, str], ...]:
+        """The direct bases of a class that it imports from an sglang module
+        the sglang read here does not have: ``(base as imported, the missing
+        module)``, e.g. ``("sglang.srt.speculative.eagle_worker.EAGLEWorker",
+        "sglang.srt.speculative.eagle_worker")`` on a release without V1
+        workers. A base that resolves, or is not imported from sglang, is not one."""
+        found = self.class_def(qualified)
+        if found is None:
+            return ()
+        module, info = found
+        missing: list[tuple[str, str]] = []
+        for base in info.node.bases:
+            dotted = dotted_name(base)
+            if dotted is None or self.resolve(module, dotted) is not None:
+                continue
+            head, _, rest = dotted.partition(".")
+            full = module.imports.get(head)
+            if full is None or not full.startswith("sglang."):
+                continue
+            full += f".{rest}" if rest else ""
+            owner = full.rpartition(".")[0]
+            if self.get(owner) is None:
+                missing.append((full, owner))
+        return tuple(missing)
+
     def ancestry(self, qualified: str, trail: list[str] | None = None) -> tuple[str, ...]:
         """Resolved base classes of ``qualified``, breadth first; a root ends its branch."""
         seen: list[str] = []
