@@ -294,3 +294,15 @@ def test_the_cli_refuses_write_baseline_over_several_releases(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--write-baseline records one release's problems" in err
     assert not fake_matrix
+
+
+def test_a_release_with_only_unverified_classes_is_said_so_not_failed() -> None:
+    report = ReleasesReport(
+        (
+            ReleaseRun("0.5.20", release_report("0.5.20", P)),
+            ReleaseRun("0.5.21", release_report("0.5.21", U)),
+            ReleaseRun("0.5.23", release_report("0.5.23", F, CTOR)),
+        ),
+        {"total": 4.0},
+    )
+    assert "pass on 0.5.20; fail on 0.5.23; unverified on 0.5.21" in render_releases(report, "text").splitlines()

@@ -201,9 +201,16 @@ def releases_summary_line(report: ReleasesReport, *, include_timings: bool = Tru
 
 
 def verdict_by_release(report: ReleasesReport) -> str:
-    """``"pass on 0.5.20; fail on 0.5.19, 0.5.21"``: which releases the whole target passes."""
-    passed = [label for label, run in zip(report.labels, report.runs, strict=True) if run.report.ok]
-    failed = [label for label, run in zip(report.labels, report.runs, strict=True) if not run.report.ok]
-    parts = [f"pass on {', '.join(passed)}"] if passed else []
-    parts += [f"fail on {', '.join(failed)}"] if failed else []
-    return "; ".join(parts)
+    """``"pass on 0.5.20; fail on 0.5.19, 0.5.21"``: which releases the whole
+    target passes, which it fails (a class fails), and on which it is only
+    unverified (no class fails, one could not be verified)."""
+    by_state: dict[str, list[str]] = {"pass": [], "fail": [], "unverified": []}
+    for label, run in zip(report.labels, report.runs, strict=True):
+        if run.report.ok:
+            state = "pass"
+        elif any(r.verdict is Verdict.FAIL for r in run.report.results):
+            state = "fail"
+        else:
+            state = "unverified"
+        by_state[state].append(label)
+    return "; ".join(f"{state} on {', '.join(labels)}" for state, labels in by_state.items() if labels)
