@@ -115,6 +115,9 @@ _FORMAT = 3
 _CONTRACT_FORMAT = 2
 _DISCOVERY_FORMAT = 1
 
+#: What discovers a run's targets for :meth:`StageCache.discovery` (given what to record its reads in, or None).
+Discover = Callable[["SourceReads | None"], Discovery]
+
 
 @dataclass(frozen=True, slots=True)
 class _OutcomeEntry:
@@ -169,11 +172,7 @@ class StageCache(Protocol):
 
     def contract(self, source: SglangSource, extract: Callable[[], Contract]) -> Contract: ...
     def discovery(
-        self,
-        targets: Sequence[ResolvedTarget],
-        extra_roots: Sequence[Path],
-        discover: Callable[[SourceReads | None], Discovery],
-        built_in: Collection[str] = (),
+        self, targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path], discover: Discover, built_in: Collection[str] = ()
     ) -> Discovery: ...
     def look_up(self, checkers: Sequence[Checker], check_input: CheckInput) -> Lookup: ...
     def store(self, lookup: Lookup, outcome: CheckerOutcome) -> None: ...
@@ -190,11 +189,7 @@ class NoCache:
         return extract()
 
     def discovery(
-        self,
-        targets: Sequence[ResolvedTarget],
-        extra_roots: Sequence[Path],
-        discover: Callable[[SourceReads | None], Discovery],
-        built_in: Collection[str] = (),
+        self, targets: Sequence[ResolvedTarget], extra_roots: Sequence[Path], discover: Discover, built_in: Collection[str] = ()
     ) -> Discovery:
         return discover(None)
 
