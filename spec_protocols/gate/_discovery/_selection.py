@@ -291,8 +291,7 @@ def _pick_classes(
             continue
         chain = index.ancestry(qualified)
         roles: set[ClassRole] = set()
-        if any(b in SPEC_ROOTS or b in built_in for b in chain) or qualified in built_in:
-            # A built-in worker, or a subclass of one, is what the scheduler builds.
+        if any(b in SPEC_ROOTS for b in chain) or qualified in built_in or _extends_built_in(qualified, chain, built_in):
             roles.add(ClassRole.SPEC_WORKER)
         if any(b in DRAFT_ROOTS for b in chain):
             roles.add(ClassRole.DRAFT_WORKER)
@@ -313,6 +312,15 @@ def _pick_classes(
             roles.add(ClassRole.SPEC_WORKER)
         if roles:
             picks.add(qualified, *roles)
+
+
+def _extends_built_in(qualified: str, chain: Sequence[str], built_in: frozenset[str]) -> bool:
+    """Whether a plugin's class extends one of the release's built-in workers:
+    it is meant as what that class is, a spec worker (a plugin on 0.5.10's V1
+    ``EAGLEWorker``). sglang's own classes are what its ``create_worker``
+    makes of them: 0.5.12's ``FrozenKVMTPWorkerV2`` extends ``EAGLEWorkerV2``
+    and is a draft worker there."""
+    return not qualified.startswith("sglang.") and any(b in built_in for b in chain)
 
 
 def _unreachable_notes(module: ModuleSource) -> Iterator[str]:
