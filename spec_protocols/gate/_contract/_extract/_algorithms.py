@@ -23,7 +23,7 @@ import ast
 from collections.abc import Sequence
 from typing import Literal
 
-from spec_protocols.gate._contract._extract._syntax import FunctionNode, functions
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, functions, returned_value
 from spec_protocols.gate._source import truth_of
 
 __all__ = ["Algorithms", "PredicateMeaning"]
@@ -73,14 +73,8 @@ class Algorithms:
         return self._holds(expr, member)
 
     def _returned(self, method: str) -> ast.expr | None:
-        """What ``method`` returns, when its body is one ``return`` (a docstring aside)."""
-        func = self.methods.get(method)
-        if func is None:
-            return None
-        body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-            return body[0].value
-        return None
+        """What ``method`` returns, when its body is one ``return`` (:func:`returned_value`)."""
+        return returned_value(self.methods.get(method))
 
     def _read(self, method: str) -> PredicateMeaning:
         returned = self._returned(method)

@@ -54,7 +54,7 @@ from spec_protocols.gate._contract._extract._algorithms import PredicateMeaning
 from spec_protocols.gate._contract._extract._receivers import is_scheduler, names_of, receiver
 from spec_protocols.gate._contract._extract._resolve import resolve
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
-from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, exits, falsy, functions, last_name, text
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, exits, falsy, functions, last_name, returned_value, text
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
 
@@ -122,7 +122,7 @@ class Conditions:
             for module in self.tree.modules_among(self.tree.files_under("managers"), pattern):
                 for cls in (n for n in module.run if isinstance(n, ast.ClassDef) and "batch" in n.name.lower()):
                     for func in functions(cls.body):
-                        returned = _single_return(func)
+                        returned = returned_value(func)
                         if returned is not None and decorated(func, "property"):
                             scope = Scope(module, cls, func, f"{cls.name}.{func.name}", Roots())
                             found.setdefault(func.name, []).append((scope, returned))
@@ -183,21 +183,6 @@ class Conditions:
                 for handler in getattr(statement, "handlers", []):
                     found += self._returns(handler.body, current, scope, depth)
         return found
-
-
-def _single_return(func: FunctionNode) -> ast.expr | None:
-    """What ``func`` returns when its body (statements that are not plain
-    expressions, assertions or docstrings aside) is one ``return``."""
-    body = [s for s in func.body if not isinstance(s, (ast.Expr, ast.Assert, ast.Pass))]
-    if len(body) == 2 and isinstance(body[0], ast.Assign) and isinstance(body[1], ast.Return):
-        # ``ret = <expr>; assert ...; return ret``
-        (target,) = body[0].targets if len(body[0].targets) == 1 else (None,)
-        value = body[1].value
-        if isinstance(target, ast.Name) and isinstance(value, ast.Name) and value.id == target.id:
-            return body[0].value
-    if len(body) == 1 and isinstance(body[0], ast.Return):
-        return body[0].value
-    return None
 
 
 # -- what each kind of expression tells: Conditions.facts_of for that kind ----------------

@@ -18,6 +18,7 @@ __all__ = [
     "parameters",
     "passes_kwargs",
     "positional_parameters",
+    "returned_value",
     "self_attribute",
     "string",
     "text",
@@ -105,6 +106,22 @@ def assignment_of(func: FunctionNode, value: ast.expr) -> ast.Assign | None:
     for node in own_nodes(func):
         if isinstance(node, ast.Assign) and node.value is value:
             return node
+    return None
+
+
+def returned_value(func: FunctionNode | None) -> ast.expr | None:
+    """What ``func`` returns when, expression statements (a docstring, a
+    call) and assertions aside, its body is one ``return``, or ``ret =
+    <value>`` then ``return ret``."""
+    if func is None:
+        return None
+    body = [s for s in func.body if not isinstance(s, (ast.Expr, ast.Assert, ast.Pass))]
+    if len(body) == 2 and isinstance(body[0], ast.Assign) and isinstance(body[1], ast.Return):
+        targets, value = body[0].targets, body[1].value
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and isinstance(value, ast.Name) and value.id == targets[0].id:
+            return body[0].value
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        return body[0].value
     return None
 
 
