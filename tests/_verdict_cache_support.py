@@ -20,6 +20,7 @@ extractor and discovery. Nothing here starts a checker.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -120,10 +121,14 @@ def stages(monkeypatch: pytest.MonkeyPatch) -> Stages:
         return extract_contract(source)
 
     def counting_discover(
-        targets: list[ResolvedTarget], extra_roots: list[Path], *, read: SourceReads | None = None
+        targets: list[ResolvedTarget],
+        extra_roots: list[Path],
+        *,
+        read: SourceReads | None = None,
+        built_in: Collection[str] = (),
     ) -> Discovery:
         counts.discoveries += 1
-        return discover(targets, extra_roots, read=read)
+        return discover(targets, extra_roots, read=read, built_in=built_in)
 
     monkeypatch.setattr(_pipeline, "extract_contract", counting_extract)
     monkeypatch.setattr(_pipeline, "discover", counting_discover)
