@@ -277,9 +277,9 @@ def _skipped(graph: _Graph) -> dict[str, Skips]:
             paths = [edge | skipped[caller] for caller, _branch, edge in edges if caller in skipped]
             if not paths:
                 continue
-            found = frozenset.intersection(*paths)
-            if callee in skipped:
-                found &= skipped[callee]
+            found = skipped.get(callee, paths[0])
+            for path in paths:
+                found &= path
             if skipped.get(callee) != found:
                 skipped[callee] = found
                 changed = True
