@@ -101,7 +101,9 @@ class Watch:
     def stopped(self, signum: int) -> int:
         self.proc.send_signal(signum)
         try:
-            return self.proc.wait(120)
+            # Stopping closes the warm checkers; on a loaded machine that takes
+            # as long as a round may (the full suite beside it: over 120 s twice).
+            return self.proc.wait(ROUND_TIMEOUT)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
