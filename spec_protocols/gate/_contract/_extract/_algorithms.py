@@ -23,10 +23,10 @@ import ast
 from collections.abc import Sequence
 from typing import Literal
 
-from spec_protocols.gate._contract._extract._syntax import FunctionNode, functions, returned_value
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, functions, last_name, returned_value
 from spec_protocols.gate._source import truth_of
 
-__all__ = ["Algorithms", "PredicateMeaning"]
+__all__ = ["REGISTER", "Algorithms", "PredicateMeaning", "registry_calls"]
 
 PredicateMeaning = Literal["some", "none", "positive", "negative"]
 #: How many method calls deep a predicate's body is followed.
@@ -117,7 +117,17 @@ class Algorithms:
 
 
 #: The registry's function that names a built-in algorithm and its flags.
-_REGISTER = "register_speculative_algorithm"
+REGISTER = "register_speculative_algorithm"
+
+
+def registry_calls(body: Sequence[ast.stmt], names: Sequence[str] = (REGISTER,)) -> list[ast.Call]:
+    """The module-level calls in ``body`` of a function named one of ``names``
+    (``register_speculative_algorithm(...)``, ``SpeculativeAlgorithm.register(...)``)."""
+    return [
+        s.value
+        for s in body
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and last_name(s.value.func) in names
+    ]
 
 
 def _registered(body: Sequence[ast.stmt]) -> dict[str, frozenset[str]]:
@@ -125,14 +135,9 @@ def _registered(body: Sequence[ast.stmt]) -> dict[str, frozenset[str]]:
     ``register_speculative_algorithm(NAME, ..., flags=(...))`` with its flags,
     and ``SpeculativeAlgorithm.register(NAME)`` without any."""
     found: dict[str, frozenset[str]] = {}
-    for statement in body:
-        call = statement.value if isinstance(statement, ast.Expr) else None
-        if not (isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant)):
-            continue
-        name = call.args[0].value
-        func = call.func
-        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        if not isinstance(name, str) or called not in (_REGISTER, "register"):
+    for call in registry_calls(body, (REGISTER, "register")):
+        name = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+        if not isinstance(name, str):
             continue
         flags = next((k.value for k in call.keywords if k.arg == "flags"), None)
         values = flags.elts if isinstance(flags, (ast.Tuple, ast.List)) else []

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import ast
 
-from spec_protocols.gate._contract._extract._algorithms import Algorithms
+from spec_protocols.gate._contract._extract._algorithms import Algorithms, registry_calls
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
-from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, last_name, own_nodes
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, own_nodes
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, BuiltInWorker, Site
 from spec_protocols.gate._source import from_imports, truth_of
@@ -38,9 +38,6 @@ _MAX_HOPS = 3
 #: The server option whose negation selects the overlap branch, and the scheduler's name for it.
 _DISABLE_OVERLAP = "disable_overlap_schedule"
 _ENABLE_OVERLAP = "enable_overlap"
-
-#: The registry's function that binds a built-in name to its factory (0.5.4.post2-0.5.7).
-_REGISTER = "register_speculative_algorithm"
 
 #: One condition on a ``return``'s path: the test and the value it has there.
 _Condition = tuple[ast.expr, bool]
@@ -109,21 +106,12 @@ def _registered_factories(module: Module) -> list[tuple[str, FunctionNode]]:
     of ``module`` whose factory is a function the module defines."""
     defined = {f.name: f for f in functions(module.run)}
     found: list[tuple[str, FunctionNode]] = []
-    for call in _registry_calls(module):
+    for call in registry_calls(module.run):
         name = call.args[0] if call.args else None
         factory = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "worker_cls"), None)
         if isinstance(name, ast.Constant) and isinstance(name.value, str) and isinstance(factory, ast.Name) and factory.id in defined:
             found.append((name.value.upper(), defined[factory.id]))
     return found
-
-
-def _registry_calls(module: Module) -> list[ast.Call]:
-    """The module-level calls of ``register_speculative_algorithm``."""
-    return [
-        s.value
-        for s in module.run
-        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and last_name(s.value.func) == _REGISTER
-    ]
 
 
 def _paths(body: list[ast.stmt], holding: tuple[_Condition, ...]) -> list[tuple[ast.Return, tuple[_Condition, ...]]]:
