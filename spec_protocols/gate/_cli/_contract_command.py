@@ -43,6 +43,11 @@ classifications (of each use of the spec worker):
                option selects (--disable-overlap-schedule) stays required: every
                algorithm reaches it once the option is set
 
+server flags (each use's "flags" in the JSON; "only with" in Markdown):
+  a use made only by a server started with an option the defaults do not set
+  (--disaggregation-mode decode, --enable-hierarchical-cache) names it; the
+  default is read from the option's declaration in the release
+
 exit status: 0 the contract was written, 2 usage or environment error (one line)
 
 examples:

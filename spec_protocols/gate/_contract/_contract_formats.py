@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion, excluded
-from spec_protocols.gate._contract._release_contract import Classification, Contract, DefaultNeeds, Hook, HookUse, Site, Use
+from spec_protocols.gate._contract._release_contract import Classification, Contract, DefaultNeeds, Hook, HookUse, ServerFlag, Site, Use
 
 __all__ = ["JSON_VERSION", "contract_json", "contract_markdown", "releases_json", "releases_markdown"]
 
@@ -63,7 +63,12 @@ def _use(use: Use) -> dict[str, object]:
         "keywords": list(use.keywords),
         "conditional_keywords": list(use.conditional_keywords),
         "branch": use.branch,
+        "flags": [_flag(f) for f in use.flags],
     }
+
+
+def _flag(flag: ServerFlag) -> dict[str, object]:
+    return {"text": flag.text, "settings": [{"option": o, "value": v} for o, v in flag.settings]}
 
 
 def _hook(hook: Hook) -> dict[str, object]:
@@ -83,6 +88,7 @@ def _default(default: DefaultNeeds) -> dict[str, object]:
         "needs": [_use(u) for u in default.needs],
         "relies_on": list(default.relies_on),
         "relies_on_algorithm": list(default.relies_on_algorithm),
+        "relies_on_flags": [{"default": r, "flags": [_flag(f) for f in flags]} for r, flags in default.relies_on_flags],
     }
 
 
@@ -175,7 +181,8 @@ def _required(contract: Contract) -> list[str]:
         "",
         "Every algorithm reaches these on the serving path (`required`). A call's shape lists its "
         "positional arguments as `_` and its keywords; a keyword in brackets is passed only under a "
-        "condition (see its site).",
+        "condition (see its site). A site made only by a server started with a flag the defaults do "
+        "not set names it (`only with --enable-metrics`).",
         "",
         "| member | use | sites |",
         "|---|---|---|",
@@ -184,11 +191,16 @@ def _required(contract: Contract) -> list[str]:
     for member in sorted({u.member for u in required}):
         uses = [u for u in required if u.member == member]
         shapes = list(dict.fromkeys(_shown(u) for u in uses))
-        sites = "<br>".join(_where(u.site) for u in uses)
+        sites = "<br>".join(_where(u.site) + _only_with(u.flags) for u in uses)
         lines.append(f"| {_code(member)} | {_cell('; '.join(shapes))} | {sites} |")
     if not required:
         lines.append("| (none found) | | |")
     return lines
+
+
+def _only_with(flags: Sequence[ServerFlag]) -> str:
+    """`` only with `--flag` `` for a site behind server flags (nothing else)."""
+    return f" only with {_code(' and '.join(f.words() for f in flags))}" if flags else ""
 
 
 def _construction(contract: Contract) -> list[str]:
@@ -255,7 +267,8 @@ def _defaults(contract: Contract) -> list[str]:
         for receiver in ("draft_worker", "target_worker", "self"):
             needs = list(dict.fromkeys(_need(u) for u in default.needs if u.receiver == receiver))
             columns.append("<br>".join(_cell(n) for n in needs) or "-")
-        relies = ", ".join(_code(r) for r in default.relies_on) or "-"
+        flagged = dict(default.relies_on_flags)
+        relies = ", ".join(_code(r) + _cell(_only_with(flagged.get(r, ()))) for r in default.relies_on) or "-"
         lines.append(f"| {_code(default.method)} | {' | '.join(columns)} | {relies} |")
     if not contract.defaults:
         lines.append("| (BaseSpecWorker not found) | | | | |")

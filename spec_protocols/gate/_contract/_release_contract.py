@@ -32,6 +32,7 @@ __all__ = [
     "Hook",
     "HookUse",
     "HookUseKind",
+    "ServerFlag",
     "Site",
     "Use",
     "UseKind",
@@ -62,6 +63,36 @@ class Site:
     file: str
     function: str
     line: int
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ServerFlag:
+    """A server option a use is made only under: a test of one option (or an
+    ``or`` of such tests) that a server started with the defaults fails
+    (``get_memory().enable_hierarchical_cache``, ``self.disaggregation_mode
+    == DisaggregationMode.DECODE``). Read in
+    :mod:`~spec_protocols.gate._contract._extract._server_options`."""
+
+    #: The condition as the source writes it.
+    text: str
+    #: The settings that make it hold, any one of them: ``(option, value)``,
+    #: the value a Python literal (``'decode'``, ``True``, ``2``), or ``""``
+    #: where no one value can be named (``!= DisaggregationMode.NULL``).
+    settings: tuple[tuple[str, str], ...]
+
+    def words(self) -> str:
+        """The settings as a server is started with them: ``--enable-hierarchical-cache``,
+        ``--disaggregation-mode decode``; alternatives joined by "or"."""
+        said: list[str] = []
+        for option, value in self.settings:
+            flag = "--" + option.replace("_", "-")
+            if value in ("", "True"):
+                said.append(flag if value else f"{flag} set otherwise than by default ({self.text})")
+            elif value == "False":
+                said.append(f"{flag} off")
+            else:
+                said.append(f"{flag} {value.strip(chr(39))}")
+        return " or ".join(dict.fromkeys(said))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +134,10 @@ class Use:
     #: algorithm is none of them; a built-in worker's own
     #: (:attr:`BuiltInWorker.reach`) may be. Not published in the contract's JSON.
     skipped_by: tuple[tuple[tuple[str, ...], str], ...] = ()
+    #: The server flags that all hold on every path to the use (empty: a
+    #: server started with the defaults makes it). Published in the JSON as
+    #: ``flags``.
+    flags: tuple[ServerFlag, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +198,11 @@ class DefaultNeeds:
     #: (``if spec_algorithm.is_dflash(): self._x()``): a plugin's algorithm,
     #: for which every built-in predicate is false, never reaches them.
     relies_on_algorithm: tuple[str, ...] = ()
+    #: Those of ``relies_on`` it reaches only behind server flags, with the
+    #: flags (``_build_hicache_draft_plan``: ``_draft_model_runners``, behind
+    #: ``--enable-hierarchical-cache or ...``): a worker inherits their needs
+    #: only where a server sets them.
+    relies_on_flags: tuple[tuple[str, tuple[ServerFlag, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, order=True)

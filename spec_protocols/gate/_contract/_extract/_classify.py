@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from spec_protocols.gate._contract._extract._facts import Facts
-from spec_protocols.gate._contract._release_contract import Classification, Site, Use, UseKind
+from spec_protocols.gate._contract._release_contract import Classification, ServerFlag, Site, Use, UseKind
 
-__all__ = ["Raw", "Skips", "Via", "branch_of", "finish", "skips_of", "use_order"]
+__all__ = ["Raw", "Skips", "Via", "branch_of", "finish", "flags_of", "skips_of", "use_order"]
 
 Via = Literal["", "getattr", "getattr-default", "hasattr", "setattr"]
 
@@ -122,11 +122,17 @@ def skips_of(facts: Facts) -> Skips:
     return frozenset((f.algorithms, f.branch) for f in facts if f.kind == "excludes")
 
 
-def _merged(raw: Iterable[Raw]) -> tuple[dict[_Key, tuple[Raw, Classification, str]], dict[_Key, Skips]]:
+def flags_of(facts: Facts) -> frozenset[ServerFlag]:
+    """The server flags of a path (``Use.flags``)."""
+    return frozenset(f.flag for f in facts if f.flag is not None)
+
+
+def _merged(raw: Iterable[Raw]) -> tuple[dict[_Key, tuple[Raw, Classification, str]], dict[_Key, tuple[Skips, frozenset[ServerFlag]]]]:
     """Each use once (a node reached twice), keeping its least restrictive
-    classification, and who skips it on every path that reaches it."""
+    classification, and who skips it and the server flags that hold on
+    every path that reaches it."""
     classified: dict[_Key, tuple[Raw, Classification, str]] = {}
-    skips: dict[_Key, Skips] = {}
+    skips: dict[_Key, tuple[Skips, frozenset[ServerFlag]]] = {}
     for item in raw:
         verdict = classify(item)
         if verdict is None:
@@ -135,7 +141,8 @@ def _merged(raw: Iterable[Raw]) -> tuple[dict[_Key, tuple[Raw, Classification, s
         known = classified.get(key)
         if known is None or _ORDER[verdict[0]] < _ORDER[known[1]]:
             classified[key] = (item, verdict[0], verdict[1])
-        skips[key] = skips[key] & skips_of(item.facts) if key in skips else skips_of(item.facts)
+        here = (skips_of(item.facts), flags_of(item.facts))
+        skips[key] = (skips[key][0] & here[0], skips[key][1] & here[1]) if key in skips else here
     return classified, skips
 
 
@@ -180,7 +187,8 @@ def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
                 never_none=item.never_none,
                 reason=reason,
                 branch=branch_of(item.facts),
-                skipped_by=tuple(sorted(skips[key])),
+                skipped_by=tuple(sorted(skips[key][0])),
+                flags=tuple(sorted(skips[key][1])),
             )
         )
     return tuple(sorted(uses, key=use_order))

@@ -7,7 +7,9 @@ base (with where the base provides it: a class attribute, an assignment in
 one of its methods, or nowhere: a subclass that keeps the default must set
 it), the members of the base it relies on (in source order), and which of
 those it reaches only under an algorithm predicate (a plugin's algorithm
-never takes that branch).
+never takes that branch) or only behind a server flag (``_build_hicache_draft_plan``
+calls ``_draft_model_runners`` only with hierarchical caching, the unified
+cache's external linker or the host-pool retraction backup on).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, functions, own_nodes, self_attribute
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
 from spec_protocols.gate._contract._extract._walker import Walker
-from spec_protocols.gate._contract._release_contract import Classification, DefaultNeeds, Site, Use
+from spec_protocols.gate._contract._release_contract import Classification, DefaultNeeds, ServerFlag, Site, Use
 from spec_protocols.gate._source import assigned
 
 __all__ = ["defaults"]
@@ -41,6 +43,7 @@ def defaults(tree: ReleaseTree) -> tuple[DefaultNeeds, ...]:
     by_method: dict[str, list[Use]] = {}
     relies: dict[str, list[str]] = {}
     reached: dict[str, dict[str, set[Classification]]] = {}
+    flagged: dict[str, dict[str, frozenset[ServerFlag]]] = {}
     order: dict[str, int] = {}
     for func in methods:
         order.setdefault(func.name, func.lineno)
@@ -54,15 +57,23 @@ def defaults(tree: ReleaseTree) -> tuple[DefaultNeeds, ...]:
         # setter together): a plugin's algorithm never takes a branch that only
         # an algorithm predicate opens.
         how = reached.setdefault(func.name, {})
-        for name, classifications in _reached_on(tree, module, cls, func).items():
+        behind = flagged.setdefault(func.name, {})
+        for name, uses in _reached_on(tree, module, cls, func).items():
             if name in relied:
-                how.setdefault(name, set()).update(classifications)
+                how.setdefault(name, set()).update(u.classification for u in uses)
+                flags = frozenset(uses[0].flags)
+                for use in uses[1:]:
+                    flags &= frozenset(use.flags)
+                behind[name] = behind[name] & flags if name in behind else flags
     return tuple(
         DefaultNeeds(
             method=name,
             needs=tuple(sorted(dict.fromkeys(by_method[name]), key=use_order)),
             relies_on=tuple(relies[name]),
             relies_on_algorithm=tuple(r for r in relies[name] if reached[name].get(r) == {"algorithm"}),
+            relies_on_flags=tuple(
+                (r, tuple(sorted(flagged[name][r]))) for r in relies[name] if flagged[name].get(r)
+            ),
         )
         for name in sorted(by_method, key=lambda n: order[n])
     )
@@ -124,9 +135,10 @@ def _self_reads(
     return relied, reads
 
 
-def _reached_on(tree: ReleaseTree, module: Module, cls: ast.ClassDef, func: FunctionNode) -> dict[str, set[Classification]]:
-    """How ``func`` reaches each ``self.<name>`` it reads or calls: the
-    classifications of those uses, with ``self`` as the receiver.
+def _reached_on(tree: ReleaseTree, module: Module, cls: ast.ClassDef, func: FunctionNode) -> dict[str, list[Use]]:
+    """How ``func`` reaches each ``self.<name>`` it reads or calls: those
+    uses, with ``self`` as the receiver (their classifications, and the
+    server flags they sit behind).
 
     A walker of its own, so that the defaults' needs above are read exactly
     as before. A name it does not record (a use the walker drops) is absent:
@@ -135,8 +147,8 @@ def _reached_on(tree: ReleaseTree, module: Module, cls: ast.ClassDef, func: Func
     qualname = f"{cls.name}.{func.name}"
     walker = Walker(tree)
     walker.walk_function(Scope(module, cls, func, qualname, Roots(params={"self": "self"}, nested=False)))
-    found: dict[str, set[Classification]] = {}
+    found: dict[str, list[Use]] = {}
     for use in finish(walker.raw):
         if use.receiver == "self" and use.site.file == module.rel and use.site.function == qualname:
-            found.setdefault(use.member, set()).add(use.classification)
+            found.setdefault(use.member, []).append(use)
     return found

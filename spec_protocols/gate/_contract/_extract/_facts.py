@@ -36,9 +36,17 @@ it), each taken apart through ``not`` / ``and`` / ``or``. Each becomes a
   algorithms ``supports_spec_v2()`` holds for). Like ``other`` for
   classification (a plugin's algorithm is none of the enum's members); what
   it tells is which built-in workers never reach the use;
+- ``flag``: a server option that a server started with the defaults does
+  not have (:attr:`Fact.flag`, read in
+  :mod:`~spec_protocols.gate._contract._extract._server_options`):
+  ``get_memory().enable_hierarchical_cache``, ``self.disaggregation_mode ==
+  DisaggregationMode.DECODE``, an ``or`` of such tests. Like ``other`` for
+  classification (every algorithm reaches the use once the option is set);
+  kept so that a requirement can say which option it lives behind. A test
+  the defaults pass (``not server_args.disable_cuda_graph``) is ``other``;
 - ``neutral``: only "speculative mode" (``w is not None``, ``if w:``, ``not
   batch.spec_algorithm.is_none()``);
-- ``other``: anything else (a server option, ``self.enable_overlap``).
+- ``other``: anything else (a server option the gate cannot read a default for).
 """
 
 from __future__ import annotations
@@ -56,11 +64,12 @@ from spec_protocols.gate._contract._extract._resolve import resolve
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._syntax import FunctionNode, decorated, exits, falsy, functions, last_name, returned_value, text
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree
-from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
+from spec_protocols.gate._contract._extract._server_options import ServerOptions, server_options
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, ServerFlag
 
 __all__ = ["MAX_DEPTH", "Conditions", "Fact", "FactKind", "Facts", "is_algorithm", "is_batch"]
 
-FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "branch", "excludes", "neutral", "other"]
+FactKind = Literal["nonspec", "algorithm", "isinstance", "hasattr", "branch", "excludes", "flag", "neutral", "other"]
 #: The scheduler's field that selects the overlap branch (``self.enable_overlap =
 #: not server_args.disable_overlap_schedule``, ``Scheduler.__init__``).
 _OVERLAP_FIELD = "enable_overlap"
@@ -88,6 +97,8 @@ class Fact:
     #: For an ``excludes`` fact, and an ``algorithm`` fact from a predicate of
     #: the algorithm object: the enum members (``EAGLE``, ``NGRAM``) that skip the use.
     algorithms: tuple[str, ...] = ()
+    #: For a ``flag`` fact: the option and the settings that make it hold.
+    flag: ServerFlag | None = None
 
 
 Facts = tuple[Fact, ...]
@@ -105,6 +116,16 @@ class Conditions:
         self.tree = tree
         self._implies: dict[int, Fact | None] = {}
         self._batch_properties: dict[str, tuple[Scope, ast.expr]] | None = None
+
+    @property
+    def options(self) -> ServerOptions:
+        """The release's server options (read once per tree)."""
+        return server_options(self.tree)
+
+    def flag_fact(self, expr: ast.expr, polarity: bool, scope: Scope) -> Facts | None:
+        """``expr`` being ``polarity`` as a ``flag`` fact, if it is one."""
+        flag = self.options.flag(expr, polarity, scope, self.tree)
+        return None if flag is None else (Fact("flag", flag.text, (id(expr), polarity), flag=flag),)
 
     def facts_of(self, expr: ast.expr, polarity: bool, scope: Scope, depth: int = 0) -> Facts:
         """What ``expr`` being ``polarity`` tells, taken apart through not/and/or."""
@@ -234,7 +255,7 @@ def _bool_op(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: Sc
     round, an ``excludes`` fact where the operands are one algorithm predicate
     and at most the overlap field (:func:`_excluding`), else ``other``."""
     if isinstance(expr.op, ast.And) != polarity:
-        return _excluding(expr, conditions, polarity, scope, depth) or _other(expr, polarity)
+        return _excluding(expr, conditions, polarity, scope, depth) or _any_flag(expr, conditions, polarity, scope, depth) or _other(expr, polarity)
     collected: Facts = ()
     for value in expr.values:
         collected += conditions.facts_of(value, polarity, scope, depth)
@@ -266,6 +287,21 @@ def _excluding(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: 
     return (Fact("excludes", _words(expr, polarity), (id(expr), polarity), branch=branch, algorithms=skipped),) if skipped else ()
 
 
+def _any_flag(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: Scope, depth: int) -> Facts:
+    """``a or b`` true (``not (a and b)``) where each operand is a server
+    flag: one ``flag`` fact, any of whose settings makes it hold
+    (``get_memory().enable_hierarchical_cache or ... == "host_pool"``).
+    Empty unless every operand is one flag."""
+    settings: list[tuple[str, str]] = []
+    for value in expr.values:
+        facts = conditions.facts_of(value, polarity, scope, depth)
+        if len(facts) != 1 or facts[0].flag is None:
+            return ()
+        settings.extend(facts[0].flag.settings)
+    flag = ServerFlag(_words(expr, polarity), tuple(dict.fromkeys(settings)))
+    return (Fact("flag", flag.text, (id(expr), polarity), flag=flag),)
+
+
 def _predicate_call(expr: ast.expr, polarity: bool, scope: Scope) -> tuple[str, bool] | None:
     """``<algorithm>.p()`` (under any number of ``not``) being ``polarity``: ``(p, the answer)``."""
     while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
@@ -292,6 +328,9 @@ def _compare(expr: ast.Compare, conditions: Conditions, polarity: bool, scope: S
     compared = _compare_facts(expr, polarity, scope, words, origin)
     if compared is not None:
         return compared or _other(expr, polarity)
+    flagged = conditions.flag_fact(expr, polarity, scope)
+    if flagged is not None:
+        return flagged
     if isinstance(expr.ops[0], (ast.Is, ast.IsNot)):
         if isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
             return (Fact("neutral", words, origin),)  # `w is not None`: speculative mode
@@ -303,6 +342,9 @@ def _attribute(expr: ast.Attribute, conditions: Conditions, polarity: bool, scop
     """The scheduler's overlap field (a ``branch``), a receiver, or a property of the class."""
     if expr.attr == _OVERLAP_FIELD and (is_scheduler(expr.value, scope) or is_batch(expr.value, scope)):
         return (Fact("branch", _words(expr, polarity), (id(expr), polarity), branch=OVERLAP if polarity else SYNCHRONOUS),)
+    flagged = conditions.flag_fact(expr, polarity, scope)
+    if flagged is not None:
+        return flagged
     return _speculative_or(_property_facts, expr, conditions, polarity, scope, depth)
 
 
