@@ -33,6 +33,7 @@ from spec_protocols.gate._contract._release_contract import (
     DefaultNeeds,
     Hook,
     HookUse,
+    ServerFlag,
     Site,
     Use,
 )
@@ -49,9 +50,11 @@ from spec_protocols.gate._contract._release_source import (
 )
 from spec_protocols.gate._contract._terms import (
     CallShape,
+    DraftNeed,
     HookTerm,
     ReleaseTerms,
     call_shapes,
+    flags_words,
     kept_default_needs,
     release_terms,
 )
@@ -64,10 +67,12 @@ __all__ = [
     "CallShape",
     "Contract",
     "DefaultNeeds",
+    "DraftNeed",
     "Hook",
     "HookTerm",
     "HookUse",
     "ReleaseTerms",
+    "ServerFlag",
     "SglangSource",
     "Site",
     "Use",
@@ -76,6 +81,7 @@ __all__ = [
     "contract_markdown",
     "extract_contract",
     "fetch_release",
+    "flags_words",
     "installed_root",
     "installed_source",
     "kept_default_needs",

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from spec_protocols._members import call_keywords, protocol_definitions
 from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE, pinned_release, release_key
 from spec_protocols.gate._contract._exclusions import excluded, excluded_at
-from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, Contract, DefaultNeeds, Hook, HookUse, Site, Use
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, Contract, DefaultNeeds, Hook, HookUse, ServerFlag, Site, Use
 from spec_protocols.gate._model import GateError, ProtocolName
 from spec_protocols.gate._roles import CAPABILITIES
 
@@ -76,6 +76,8 @@ __all__ = [
     "ReleaseTerms",
     "branch_shapes",
     "call_shapes",
+    "flag_only",
+    "flags_words",
     "hook_terms",
     "kept_default_needs",
     "nominal_hooks",
@@ -95,6 +97,9 @@ class DraftNeed:
     #: ``_draft_model_runners``), for messages.
     via: tuple[str, ...]
     site: Site
+    #: The server flags the way passes behind (``DefaultNeeds.relies_on_flags``,
+    #: and the use's own): the need is met only by a server that sets them.
+    flags: tuple[ServerFlag, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +254,15 @@ class ReleaseTerms:
     #: The same members -> their use sites ("managers/scheduler.py:2017
     #: (Scheduler._apply_war_barrier)"), for the words of a finding.
     branch_sites: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    #: SpecWorker member -> the server flags behind each of its required uses
+    #: (one tuple per use, all of whose flags hold there), for the members
+    #: every required use of which sits behind at least one
+    #: (``model_runner`` in 0.5.4.post2: read only in ``init_disaggregation``'s
+    #: decode and prefill branches). A worker is held to them as to any
+    #: required member (a server may set the flag), but a finding names the
+    #: flags, and a registration whose ``validate_server_args`` refuses them
+    #: (the replay calls it) is not held to them. Members used elsewhere too are absent.
+    flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]] = field(default_factory=dict[str, tuple[tuple[ServerFlag, ...], ...]])
     #: ``SpecAlgorithm`` member -> where the release calls it on the algorithm
     #: object (``managers/scheduler.py:1540 (Scheduler.init_disaggregation)``),
     #: scheduler sites first: what a problem of a registration's ``spec_class``
@@ -274,13 +288,17 @@ class ReleaseTerms:
         in words for a finding (``""`` otherwise): the loops, the sites, and
         the registration that rules the branch out."""
         branch = self.branch_only.get(member)
+        flags = self.flag_only.get(member)
+        said = ""
+        if flags is not None:
+            said = f" (used only with {flags_words(flags)}; a registration whose validate_server_args refuses that is not held to it)"
         if branch is None:
-            return ""
+            return said
         sites = ", ".join(self.branch_sites.get(member, ()))
         if branch == OVERLAP:
             ruled = f"; an algorithm registered with {self.overlap_flag}=False never runs them" if self.overlap_flag else ""
-            return f" (used only on the overlap event loops: {sites}{ruled})"
-        return f" (used only on the synchronous event loops, with --disable-overlap-schedule: {sites})"
+            return f" (used only on the overlap event loops: {sites}{ruled})" + said
+        return f" (used only on the synchronous event loops, with --disable-overlap-schedule: {sites})" + said
 
     def shapes_on(self, branches: frozenset[str]) -> Mapping[str, CallShape]:
         """SpecWorker member -> how the scheduler calls it when only ``branches``
@@ -468,6 +486,24 @@ def branch_only(contract: Contract, members: tuple[str, ...]) -> dict[str, tuple
     return found
 
 
+def flag_only(contract: Contract, members: tuple[str, ...]) -> dict[str, tuple[tuple[ServerFlag, ...], ...]]:
+    """:attr:`ReleaseTerms.flag_only`: each of ``members`` whose required
+    uses all sit behind a server flag, with each use's flags."""
+    found: dict[str, tuple[tuple[ServerFlag, ...], ...]] = {}
+    for member in members:
+        uses = _holding_uses(contract, member)
+        if uses and all(u.flags for u in uses):
+            found[member] = tuple(dict.fromkeys(u.flags for u in uses))
+    return found
+
+
+def flags_words(ways: tuple[tuple[ServerFlag, ...], ...]) -> str:
+    """Where a member is used, in a server's flags: each way's flags (all of
+    them) joined by "and", the ways by "or" (``--disaggregation-mode decode
+    or --disaggregation-mode prefill``)."""
+    return " or ".join(dict.fromkeys(" and ".join(f.words() for f in flags) for flags in ways))
+
+
 def _holding_uses(contract: Contract, member: str) -> list[Use]:
     """The required uses of ``member`` on a spec worker that hold a worker to
     it: those no exclusion leaves out (of the member, or of their function)."""
@@ -590,6 +626,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         branch_shapes=branch_shapes(contract, members[ProtocolName.SPEC_WORKER]),
         branch_only={m: branch for m, (branch, _) in on_one.items()},
         branch_sites={m: sites for m, (_, sites) in on_one.items()},
+        flag_only=flag_only(contract, (*members[ProtocolName.SPEC_WORKER], *presence)),
         overlap_flag=contract.overlap_flag,
         overlap_flag_default=contract.overlap_flag_default,
         algorithm_sites=_algorithm_sites(contract),
@@ -635,29 +672,32 @@ def kept_default_needs(
     for member in terms.checked(ProtocolName.SPEC_WORKER):
         if member in overrides or member in unreached or member not in terms.defaults:
             continue
-        seen: set[str] = set()
+        seen: set[tuple[str, tuple[ServerFlag, ...]]] = set()
 
-        def follow(name: str, via: tuple[str, ...], kept: str = member) -> None:
-            if name in seen:
-                return
-            seen.add(name)
+        def follow(name: str, via: tuple[str, ...], behind: tuple[ServerFlag, ...] = (), kept: str = member) -> None:
+            if (name, behind) in seen:
+                return  # (a default reached again behind other flags is followed again: those flags differ)
+            seen.add((name, behind))
             default = terms.defaults.get(name)
             if default is None:
                 return  # not a default
             if built_in and any(u.classification == "algorithm" for u in default.needs):
                 return  # a built-in worker's own branch: not evaluated
+            flagged = dict(default.relies_on_flags)
             for use in default.needs:
                 if use.receiver == "draft_worker" and use.classification == "required":
-                    found.append(DraftNeed(kept, use.member, via, use.site))
+                    found.append(DraftNeed(kept, use.member, via, use.site, tuple(dict.fromkeys((*behind, *use.flags)))))
             for relied in default.relies_on:
                 if relied in _RECEIVERS or relied in overrides:
                     continue
                 if relied in default.relies_on_algorithm and not built_in:
                     continue  # only under a predicate a plugin's algorithm never meets
-                follow(relied, (*via, relied))
+                follow(relied, (*via, relied), tuple(dict.fromkeys((*behind, *flagged.get(relied, ())))))
 
         follow(member, (member,))
     unique: dict[tuple[str, str], DraftNeed] = {}
     for need in found:
-        unique.setdefault((need.default, need.member), need)
+        known = unique.get((need.default, need.member))
+        if known is None or known.flags and not need.flags:
+            unique[(need.default, need.member)] = need  # a way behind no flag says the most
     return tuple(unique.values())

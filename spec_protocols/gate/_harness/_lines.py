@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from spec_protocols._members import ProtocolMember
-from spec_protocols.gate._contract import CallShape, ReleaseTerms, kept_default_needs, release_terms
+from spec_protocols.gate._contract import CallShape, DraftNeed, ReleaseTerms, flags_words, kept_default_needs, release_terms
 from spec_protocols.gate._harness._draft_reads import built_by, built_drafts
 from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
@@ -414,8 +414,11 @@ class _ClassLines:
                 if name in unreached:
                     continue
                 check_identifier(name, "member name")
-                self.emit(f"    {self.ref}.{name}", self.tag(LineKind.MEMBER, check, name))
-                self.emit(f"    w.{name}", self.tag(LineKind.MEMBER_PRESENT, check, name))
+                # Where the release uses it, when that is one branch or behind server flags only.
+                where = self.terms.path_words(name)
+                present = f"{name} (no protocol defines it){where}" if where else None
+                self.emit(f"    {self.ref}.{name}", self.tag(LineKind.MEMBER, check, name, expected=present))
+                self.emit(f"    w.{name}", self.tag(LineKind.MEMBER_PRESENT, check, name, expected=present))
             self.write_hooks(check)
             self.write_needs(check)
 
@@ -593,12 +596,11 @@ class _ClassLines:
             if not built:
                 self.emit(f"    {second}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
             for n, need in enumerate(needs):
-                self.write_need(check, n, need.member, need.default, need.via, draft_members)
+                self.write_need(check, n, need, draft_members)
 
-    def write_need(
-        self, check: Check, n: int, member: str, default: str, via: Sequence[str], draft_members: Mapping[str, ProtocolMember]
-    ) -> None:
+    def write_need(self, check: Check, n: int, need: DraftNeed, draft_members: Mapping[str, ProtocolMember]) -> None:
         """The line of one need of a kept default (``kept_default_needs``), read on ``_dw`` in the block above it."""
+        member, default, via = need.member, need.default, need.via
         check_identifier(member, "member name")
         through = f" (through {', '.join(via[1:])})" if len(via) > 1 else ""
         # Overriding any default on the way cuts the chain (the one nearest the
@@ -608,6 +610,7 @@ class _ClassLines:
         words = (
             f"inherits BaseSpecWorker.{default}, which uses draft_worker.{member}{through}; override "
             f"{default}{instead}, or give the draft worker {member}"
+            + (f" (only with {flags_words((need.flags,))})" if need.flags else "")
         )
         definition = draft_members.get(member)
         if definition is None:
