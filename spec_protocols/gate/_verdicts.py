@@ -65,6 +65,8 @@ _SEEN = {
     "call": "takes sglang's call of it",
     "seen": "has it as sglang uses it",
 }
+#: The evidence that a member is never used for the registration at all.
+_UNREACHED = "unreached"
 #: The evidence that settles a claim: a member read as Any is settled by all three.
 _NEEDS = {"seen": ("exists", "kind")}
 
@@ -100,7 +102,15 @@ def _settled(outcomes: Sequence[CheckerOutcome]) -> list[CheckerOutcome]:
 
 
 def _yielding(problem: Problem, facts: set[tuple[str, str]], witness: str) -> Problem:
-    """``problem``, a blind spot where the instance shows the contrary of its claim."""
+    """``problem``, a blind spot where the instance shows the contrary of its
+    claim; or, whatever it says, a problem of a member sglang never uses for
+    the registration (its ``validate_server_args`` refuses every server that does)."""
+    if problem.member is not None and not problem.unverified and (problem.member, _UNREACHED) in facts:
+        words = (
+            f"{problem.message} (the {witness} checker shows that the registration's validate_server_args refuses "
+            "every server that uses it, so sglang never does: not required of this worker)"
+        )
+        return replace(problem, message=words, unverified=True, unmodelled=True)
     if problem.claim is None or problem.member is None:
         return problem
     if problem.claim in _NEEDS:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
 from spec_protocols.gate._codec import decode, encode, write_atomically
-from spec_protocols.gate._contract import CallShape
+from spec_protocols.gate._contract import CallShape, ServerFlag
 from spec_protocols.gate._findings import ReplayFinding
 from spec_protocols.gate._model import Verdict
 
@@ -49,6 +49,12 @@ class ReplayRequest:
     #: the synchronous loop (its create_worker refuses overlap) is not held to
     #: what only the overlap loops use.
     branch_only: Mapping[str, str] = field(default_factory=dict[str, str])
+    #: SpecWorker member -> the server flags behind each of its uses
+    #: (``ReleaseTerms.flag_only``): an algorithm whose
+    #: ``validate_server_args`` refuses every way to it is not held to it.
+    flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]] = field(
+        default_factory=dict[str, tuple[tuple[ServerFlag, ...], ...]]
+    )
     #: Algorithm name -> the checked classes the plugin's source registers
     #: under it (``Registration.name``): whose failure a registration that
     #: yields no class (a factory ``create_worker`` cannot call) is.
@@ -67,7 +73,9 @@ class ReplayResult:
     #: What the replay saw on the instance sglang built: (member, claim)
     #: pairs, ``claim`` one of ``exists``, ``call``, ``kind``; the verdict
     #: rule (:mod:`spec_protocols.gate._verdicts`) sets a static checker's
-    #: "missing" or "cannot take the call" against them.
+    #: "missing" or "cannot take the call" against them. ``unreached``: the
+    #: registration's ``validate_server_args`` refuses every server that
+    #: uses the member (``ReplayRequest.flag_only``), so sglang never does.
     evidence: tuple[tuple[str, str], ...] = ()
 
 

@@ -28,6 +28,8 @@ side's own code stops the replay there (:mod:`._boundary`).
 
 from __future__ import annotations
 
+import ast
+import copy
 import functools
 import importlib
 import importlib.metadata
@@ -55,7 +57,7 @@ from spec_protocols.gate._checkers._replay._standins import Standins
 from spec_protocols.gate._checkers._runtime._channel import ProbeClass
 from spec_protocols.gate._findings import ReplayFinding
 from spec_protocols.gate._findings._values import ReplayKind
-from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS
+from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS, ServerFlag
 from spec_protocols.gate._model import ProtocolName, Verdict
 from spec_protocols.gate._roles import CAPABILITIES
 
@@ -155,6 +157,9 @@ class _Replay:
         self.register_failures: dict[str, str] = {}
         self.classes: dict[str, ProbeClass] = {c.target: c for c in request.classes}
         self.branch = OVERLAP
+        #: Member -> the flags the algorithm's validate_server_args refuses,
+        #: in words, for the members only such servers use.
+        self.refused: dict[str, str] = {}
         self.spec: Any = None
         self.target_standin: Any = None
         self.standins = Standins()
@@ -239,12 +244,17 @@ class _Replay:
         self.spec = spec
         self.algorithms[name] = f"replayed on the {'overlap' if overlap else 'synchronous'} loop"
         validate = getattr(spec, "validate_server_args", None)
+        self.refused = {}
         if callable(validate):
             try:
                 validate(args)
             except BaseException as error:  # noqa: BLE001
                 self.algorithms[name] = f"its validate_server_args refused the replay's arguments ({_one_line(error)})"
                 return
+            self.refused = _refused_members(validate, args, self.request.flag_only)
+            if self.refused:
+                listed = "; ".join(f"{m} ({why})" for m, why in sorted(self.refused.items()))
+                self.algorithms[name] += f"; not held to what only servers its validate_server_args refuses use: {listed}"
         made = self._create(name, spec, args)
         if made is None:
             return
@@ -342,17 +352,23 @@ class _Replay:
         if self.branch == OVERLAP and ("forward_batch_generation", "call") in fetched.evidence and not any(f.member == "forward_batch_generation" for f in found):
             found.extend(self._forward_result(instance))
         evidence = _uncontradicted([("__init__", "call"), ("__init__", "exists"), *fetched.evidence], found)
+        evidence += [(m, "unreached") for m in sorted(self.refused)]
         self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         if draft is not None:
             self._draft_members(draft)
 
     def _reached(self, members: Sequence[str] | None) -> tuple[str, ...] | None:
         """``members`` (None: the protocol's) less those only the overlap loops
-        use, where the algorithm runs only the synchronous one."""
-        if self.branch != SYNCHRONOUS:
+        use, where the algorithm runs only the synchronous one, and those only
+        servers its ``validate_server_args`` refuses use."""
+        if self.branch != SYNCHRONOUS and not self.refused:
             return tuple(members) if members is not None else None
         names = members if members is not None else protocol_members(spec_protocols.SpecWorker)
-        return tuple(m for m in names if self.request.branch_only.get(m, SYNCHRONOUS) == SYNCHRONOUS)
+        return tuple(
+            m
+            for m in names
+            if m not in self.refused and (self.branch != SYNCHRONOUS or self.request.branch_only.get(m, SYNCHRONOUS) == SYNCHRONOUS)
+        )
 
     def _forward_result(self, instance: object) -> list[ReplayFinding]:
         """``forward_batch_generation`` called as the overlap branch of
@@ -637,6 +653,40 @@ def _draft_of(instance: object) -> object:
         return getattr(instance, "draft_worker", None)
     except Exception:  # noqa: BLE001 - the replay of the member itself says so
         return None
+
+
+def _refused_members(
+    validate: Callable[[Any], object], args: Any, flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]]
+) -> dict[str, str]:
+    """Member -> why, for each member (of ``flag_only``) every way to which
+    passes a server flag ``validate`` refuses: each of the flag's settings,
+    made on a copy of ``args``, makes ``validate`` raise. A setting that
+    names no one value, or that cannot be made on the arguments, is not
+    refused: the member stays required."""
+    answers: dict[tuple[str, str], bool] = {}
+
+    def refuses(option: str, value: str) -> bool:
+        if (option, value) not in answers:
+            answers[(option, value)] = False
+            if value:
+                try:
+                    changed = copy.copy(args)
+                    setattr(changed, option, ast.literal_eval(value))
+                except Exception:  # noqa: BLE001 - a setting the arguments do not take: not refused
+                    return False
+                try:
+                    with _quiet():
+                        validate(changed)
+                except BaseException:  # noqa: BLE001 - the plugin's own refusal: any exception
+                    answers[(option, value)] = True
+        return answers[(option, value)]
+
+    refused: dict[str, str] = {}
+    for member, ways in flag_only.items():
+        barred = [next((f for f in flags if all(refuses(o, v) for o, v in f.settings)), None) for flags in ways]
+        if ways and all(b is not None for b in barred):
+            refused[member] = "used only with " + " or ".join(dict.fromkeys(b.words() for b in barred if b is not None))
+    return refused
 
 
 def _one_line(error: BaseException) -> str:

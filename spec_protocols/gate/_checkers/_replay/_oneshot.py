@@ -130,6 +130,7 @@ def _request(check_input: CheckInput, answer: Path, files: ParseCache) -> Replay
         register_functions=tuple(dict.fromkeys(_register_functions(found, files))),
         branch_shapes={branch: dict(shapes) for branch, shapes in terms.branch_shapes.items()},
         branch_only=dict(terms.branch_only),
+        flag_only=dict(terms.flag_only),
         registered=_registered(found),
     )
 
