@@ -52,7 +52,7 @@ from spec_protocols.gate._contract._extract._overlap import overlap_flag, overla
 from spec_protocols.gate._contract._extract._scheduler import walk_scheduler_side
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Walker
-from spec_protocols.gate._contract._release_contract import Contract, Use
+from spec_protocols.gate._contract._release_contract import Contract, Use, fewest_flags
 from spec_protocols.gate._contract._release_source import SglangSource
 from spec_protocols.gate._model import GateError
 
@@ -99,11 +99,13 @@ def extract_contract(source: SglangSource) -> Contract:
 
 def _on_their_loops(uses: tuple[Use, ...], paths: SchedulerPaths) -> tuple[Use, ...]:
     """``uses``, each made in a function only one event-loop branch runs
-    tagged with that branch, and with who never runs its function."""
+    tagged with that branch, and with who never runs its function and the
+    server flags every path to it passes behind."""
     found: list[Use] = []
     for use in uses:
         name = use.site.function.rpartition(".")[2]
         branch = use.branch or paths.branch.get(name, "")
         skipped_by = tuple(sorted({*use.skipped_by, *paths.skipped_by.get(name, frozenset())}))
-        found.append(replace(use, branch=branch, skipped_by=skipped_by))
+        flags = fewest_flags({*use.flags, *paths.flags.get(name, frozenset())})
+        found.append(replace(use, branch=branch, skipped_by=skipped_by, flags=flags))
     return tuple(found)

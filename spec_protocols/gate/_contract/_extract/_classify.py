@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from spec_protocols.gate._contract._extract._facts import Facts
-from spec_protocols.gate._contract._release_contract import Classification, ServerFlag, Site, Use, UseKind
+from spec_protocols.gate._contract._release_contract import Classification, ServerFlag, Site, Use, UseKind, fewest_flags
 
 __all__ = ["Raw", "Skips", "Via", "branch_of", "finish", "flags_of", "skips_of", "use_order"]
 
@@ -188,7 +188,7 @@ def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
                 reason=reason,
                 branch=branch_of(item.facts),
                 skipped_by=tuple(sorted(skips[key][0])),
-                flags=tuple(sorted(skips[key][1])),
+                flags=fewest_flags(skips[key][1]),
             )
         )
     return tuple(sorted(uses, key=use_order))

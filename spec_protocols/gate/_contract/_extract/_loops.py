@@ -27,7 +27,12 @@ predicate, or a predicate that names some algorithms, so that every other
 one skips it: 0.5.13 calls ``_resolve_spec_v2_tokens`` only under
 ``batch.is_spec_v2``, which is ``supports_spec_v2()``), and a function is
 skipped by what every path from a root to it skips. Only tests that read
-the algorithm object or a batch are taken apart for it.
+the algorithm object or a batch are taken apart for it. The server flags a
+function sits behind are folded the same way (``Use.flags``: 0.5.23's
+``_dispatch_event_loop_once`` starts the PD prefill loops only under
+``disaggregation_mode == DisaggregationMode.PREFILL``, so a helper only they
+call is behind ``--disaggregation-mode prefill``); only tests that may read
+an option (:meth:`ServerOptions.mentioned`) are taken apart for them.
 
 A function counts as reached from elsewhere (a root) wherever its name is
 used other than in a call the graph recorded: passed as a callback
@@ -43,6 +48,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from spec_protocols.gate._contract._extract._classify import Skips
 from spec_protocols.gate._contract._extract._facts import Conditions, Facts, is_algorithm, is_batch
@@ -51,11 +57,12 @@ from spec_protocols.gate._contract._extract._scope import Roots, Scope
 from spec_protocols.gate._contract._extract._scheduler import SCHEDULER_SIDE, is_worker_class
 from spec_protocols.gate._contract._extract._syntax import exits, functions
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
-from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS
+from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, ServerFlag
 
 __all__ = ["SchedulerPaths", "scheduler_paths", "single_branch_functions"]
 
 _BOTH = frozenset({OVERLAP, SYNCHRONOUS})
+Flags = frozenset[ServerFlag]
 _SCHEDULER = Roots(scheduler_self=True)
 _FUNCTION = Roots(scheduler_self=False)
 
@@ -65,8 +72,8 @@ class _Graph:
     """Calls between the scheduler side's functions, by bare name."""
 
     #: callee -> (caller, the branch the call's own conditions put it on ("" for
-    #: none), who those conditions skip).
-    callers: defaultdict[str, list[tuple[str, str, Skips]]] = field(default_factory=lambda: defaultdict(list))
+    #: none), who those conditions skip, the server flags they hold behind).
+    callers: defaultdict[str, list[tuple[str, str, Skips, Flags]]] = field(default_factory=lambda: defaultdict(list))
     #: Every function of the scheduler side (bare names).
     defined: set[str] = field(default_factory=set[str])
     #: Names used other than as a recorded call (callbacks, getattr, ...): roots.
@@ -85,6 +92,10 @@ class SchedulerPaths:
     #: Who never runs a function (``Use.skipped_by`` entries); functions no
     #: built-in algorithm skips are absent.
     skipped_by: dict[str, Skips]
+    #: The server flags every path from a root to a function passes behind
+    #: (``Use.flags``: the PD prefill loops' helpers, behind
+    #: ``disaggregation_mode == PREFILL``); functions behind none are absent.
+    flags: dict[str, Flags] = field(default_factory=dict[str, Flags])
 
 
 def single_branch_functions(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> dict[str, str]:
@@ -117,11 +128,13 @@ def scheduler_paths(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> S
         for name, branches in reach.items()
         if len(branches) == 1 and (asked is None or name in asked)
     }
-    skipped = {name: s for name, s in _skipped(graph).items() if s and (asked is None or name in asked)}
-    outside = _named_outside(tree, folders, {*single, *skipped})
+    skipped = {name: s for name, s in _skipped(graph, _SKIPS).items() if s and (asked is None or name in asked)}
+    flagged = {name: s for name, s in _skipped(graph, _FLAGS).items() if s and (asked is None or name in asked)}
+    outside = _named_outside(tree, folders, {*single, *skipped, *flagged})
     return SchedulerPaths(
         {name: branch for name, branch in single.items() if name not in outside},
-        {name: s for name, s in skipped.items() if name not in outside},
+        {name: cast("Skips", s) for name, s in skipped.items() if name not in outside},
+        {name: cast("Flags", s) for name, s in flagged.items() if name not in outside},
     )
 
 
@@ -134,14 +147,15 @@ def _walk(graph: _Graph, conditions: Conditions, scope: Scope) -> None:
 
 @dataclass(frozen=True)
 class _Where:
-    """Where a block runs: its branch ("" for both) and who skips it."""
+    """Where a block runs: its branch ("" for both), who skips it, the server flags it is behind."""
 
     branch: str = ""
     skips: Skips = frozenset()
+    flags: Flags = frozenset()
 
     def under(self, graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> _Where:
         branch = self.branch or _branch(graph, conditions, scope, test, polarity)
-        return _Where(branch, self.skips | _skips(conditions, scope, test, polarity))
+        return _Where(branch, self.skips | _skips(conditions, scope, test, polarity), self.flags | _flags(conditions, scope, test, polarity))
 
 
 def _block(
@@ -198,6 +212,15 @@ def _skips(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool)
     return frozenset((f.algorithms, f.branch) for f in facts if f.kind in ("excludes", "algorithm") and f.algorithms)
 
 
+def _flags(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> Flags:
+    """The server flags ``test`` being ``polarity`` holds behind: taken apart
+    only where the test may read an option (the costly part, kept rare)."""
+    if not conditions.options.mentioned(test, scope):
+        return frozenset()
+    facts: Facts = conditions.facts_of(test, polarity, scope)
+    return frozenset(f.flag for f in facts if f.flag is not None)
+
+
 def _names_overlap(graph: _Graph, scope: Scope) -> bool:
     """Whether the function's text names the overlap field (read once per function, per run)."""
     assert scope.func is not None
@@ -227,10 +250,10 @@ def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, where: _Where, caller
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and _scheduler_receiver(func.value, scope):
-                graph.callers[func.attr].append((caller, where.branch, where.skips))
+                graph.callers[func.attr].append((caller, where.branch, where.skips, where.flags))
                 calls.add(id(func))
             elif isinstance(func, ast.Name):
-                graph.callers[func.id].append((caller, where.branch, where.skips))
+                graph.callers[func.id].append((caller, where.branch, where.skips, where.flags))
                 calls.add(id(func))
         elif isinstance(node, ast.Attribute) and id(node) not in calls:
             graph.escaped.add(node.attr)
@@ -253,7 +276,7 @@ def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
             if callee not in graph.defined:
                 continue
             found = set(reach.get(callee, frozenset()))
-            for caller, branch, _skipped_by in edges:
+            for caller, branch, _skipped_by, _flags_of in edges:
                 found |= {branch} if branch else reach.get(caller, frozenset())
             if frozenset(found) != reach.get(callee, frozenset()):
                 reach[callee] = frozenset(found)
@@ -261,11 +284,16 @@ def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
     return reach
 
 
-def _skipped(graph: _Graph) -> dict[str, Skips]:
-    """Who skips each defined function: what every path from a root skips (a
-    root: nobody). A fixed point from the roots down, each function's set
-    only shrinking as more paths reach it."""
-    skipped: dict[str, Skips] = {
+#: Which of an edge's sets :func:`_skipped` folds: who skips it, or the flags it is behind.
+_SKIPS, _FLAGS = 2, 3
+
+
+def _skipped(graph: _Graph, which: int) -> dict[str, frozenset[object]]:
+    """What every path from a root to each defined function passes: who skips
+    it (``which`` :data:`_SKIPS`) or the server flags it is behind
+    (:data:`_FLAGS`); a root: nothing. A fixed point from the roots down,
+    each function's set only shrinking as more paths reach it."""
+    skipped: dict[str, frozenset[object]] = {
         name: frozenset() for name in graph.defined if name in graph.escaped or not graph.callers.get(name)
     }
     changed = True
@@ -274,7 +302,7 @@ def _skipped(graph: _Graph) -> dict[str, Skips]:
         for callee, edges in graph.callers.items():
             if callee not in graph.defined or callee in skipped and not skipped[callee]:
                 continue
-            paths = [edge | skipped[caller] for caller, _branch, edge in edges if caller in skipped]
+            paths = [frozenset[object](edge[which]) | skipped[edge[0]] for edge in edges if edge[0] in skipped]
             if not paths:
                 continue
             found = skipped.get(callee, paths[0])

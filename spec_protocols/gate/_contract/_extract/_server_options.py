@@ -51,6 +51,8 @@ __all__ = ["ServerOptions", "server_options"]
 
 #: A default the declaration does not give as a literal.
 _UNKNOWN = object()
+#: How many locals and wrapping calls deep an option read is followed.
+_MAX_HOPS = 3
 #: The scheduler side's folders, whose classes' fields may carry an option.
 _SIDE = ("managers", "disaggregation")
 _COMPARE: Mapping[type[ast.cmpop], Callable[[Any, Any], object]] = {
@@ -74,13 +76,19 @@ class ServerOptions:
         self.defaults = defaults
         self._fields: dict[str, str | None] = {}
         self._assigned: dict[int, dict[str, list[ast.expr]]] = {}
+        self._assigned_names: frozenset[str] | None = None
 
-    def option_read(self, expr: ast.expr, scope: Scope | None) -> str | None:
+    def option_read(self, expr: ast.expr, scope: Scope | None, depth: int = 0) -> str | None:
         """The option ``expr`` reads (``server_args.x``, ``get_memory().x``,
         ``Enum(<one of those>)``, and with a ``scope``, a scheduler field set
         from one), if any."""
+        if depth > _MAX_HOPS:
+            return None
         if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
-            return self.option_read(expr.args[0], scope)  # DisaggregationMode(get_disagg().disaggregation_mode)
+            return self.option_read(expr.args[0], scope, depth + 1)  # DisaggregationMode(get_disagg().disaggregation_mode)
+        if isinstance(expr, ast.Name) and scope is not None:
+            bound = scope.binding(expr.id)  # mode = scheduler.disaggregation_mode; if mode == ...:
+            return self.option_read(bound[0], scope, depth + 1) if bound and len(bound) == 1 else None
         if not isinstance(expr, ast.Attribute):
             return None
         if expr.attr in self.defaults and _holds_options(expr.value):
@@ -88,6 +96,31 @@ class ServerOptions:
         if scope is not None and is_scheduler(expr.value, scope):
             return self.field(expr.attr)
         return None
+
+    def mentioned(self, test: ast.expr, scope: Scope, depth: int = 0) -> bool:
+        """Whether ``test`` may read an option (the cheap filter before a
+        test is taken apart): an attribute named as an option, or as a field
+        the scheduler side assigns, directly or through a local."""
+        for node in ast.walk(test):
+            if isinstance(node, ast.Attribute) and (node.attr in self.defaults or node.attr in self._assignable()):
+                return True
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                bound = scope.binding(node.id)
+                if depth < _MAX_HOPS and bound and len(bound) == 1 and isinstance(bound[0], ast.Attribute):
+                    if self.mentioned(bound[0], scope, depth + 1):
+                        return True
+        return False
+
+    def _assignable(self) -> frozenset[str]:
+        """Every ``self.<name> =`` of the scheduler side's files (by their text, once)."""
+        if self._assigned_names is None:
+            pattern = re.compile(r"self\.(\w+)\s*(?::[^=\n]*)?=[^=]")
+            names: set[str] = set()
+            for folder in _SIDE:
+                for path in self.tree.files_under(folder):
+                    names.update(pattern.findall(self.tree.text(path) or ""))
+            self._assigned_names = frozenset(names)
+        return self._assigned_names
 
     def field(self, name: str) -> str | None:
         """The option the scheduler field ``name`` carries: the assignments of
