@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from spec_protocols.gate._contract import ruled_out
 from spec_protocols.gate._model import (
     Check,
     CheckerOutcome,
@@ -67,6 +68,8 @@ _SEEN = {
 }
 #: The evidence that a member is never used for the registration at all.
 _UNREACHED = "unreached"
+#: The evidence that a setting of a server flag (``option=value``) is refused by the registration.
+_REFUSED = "refused"
 #: The evidence that settles a claim: a member read as Any is settled by all three.
 _NEEDS = {"seen": ("exists", "kind")}
 
@@ -105,12 +108,11 @@ def _yielding(problem: Problem, facts: set[tuple[str, str]], witness: str) -> Pr
     """``problem``, a blind spot where the instance shows the contrary of its
     claim; or, whatever it says, a problem of a member sglang never uses for
     the registration (its ``validate_server_args`` refuses every server that does)."""
+    refused = {member for member, claim in facts if claim == _REFUSED}
+    if not problem.unverified and ruled_out(problem.claim, refused):
+        return _not_required(problem, witness, "those flags, so sglang never makes this use")
     if problem.member is not None and not problem.unverified and (problem.member, _UNREACHED) in facts:
-        words = (
-            f"{problem.message} (the {witness} checker shows that the registration's validate_server_args refuses "
-            "every server that uses it, so sglang never does: not required of this worker)"
-        )
-        return replace(problem, message=words, unverified=True, unmodelled=True)
+        return _not_required(problem, witness, "every server that uses it, so sglang never does")
     if problem.claim is None or problem.member is None:
         return problem
     if problem.claim in _NEEDS:
@@ -120,6 +122,15 @@ def _yielding(problem: Problem, facts: set[tuple[str, str]], witness: str) -> Pr
     elif problem.unverified or (problem.member, problem.claim) not in facts:
         return problem
     words = f"{problem.message} (the {witness} checker shows that the instance sglang builds {_SEEN[problem.claim]}: what this checker read of the class does not decide)"
+    return replace(problem, message=words, unverified=True, unmodelled=True)
+
+
+def _not_required(problem: Problem, witness: str, why: str) -> Problem:
+    """``problem`` on a use the registration rules out: a blind spot, saying so."""
+    words = (
+        f"{problem.message} (the {witness} checker shows that the registration's validate_server_args refuses "
+        f"{why}: not required of this worker)"
+    )
     return replace(problem, message=words, unverified=True, unmodelled=True)
 
 

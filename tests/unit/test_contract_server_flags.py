@@ -261,3 +261,33 @@ def test_a_static_problem_on_a_member_the_registration_never_reaches_yields() ->
     assert "validate_server_args refuses every server that uses it" in settled.message
     assert _yielding(problem, {("other", "unreached")}, "replay") == problem
 
+
+
+def test_a_helper_only_a_flagged_loop_calls_carries_the_flag(tmp_path: Path) -> None:
+    contract = _contract(
+        tmp_path,
+        """
+        def event_loop_normal(self):
+            self.shared_helper()
+
+        def event_loop_prefill(self):
+            self.shared_helper()
+            self.prefill_helper()
+
+        def prefill_helper(self):
+            self.draft_worker.prefill_hook()
+
+        def shared_helper(self):
+            self.draft_worker.shared_hook()
+
+        def run_loop(self):
+            mode = self.disaggregation_mode
+            if mode == DisaggregationMode.NULL:
+                self.event_loop_normal()
+            elif mode == DisaggregationMode.PREFILL:
+                self.event_loop_prefill()
+        """,
+    )
+    # the elif's `not (mode == NULL)` names no value beside the pinned 'prefill': dropped
+    assert [f.settings for f in only(contract, "prefill_hook").flags] == [(("disaggregation_mode", "'prefill'"),)]
+    assert only(contract, "shared_hook").flags == ()

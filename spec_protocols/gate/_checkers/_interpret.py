@@ -186,6 +186,8 @@ def _not_the_plugins(cls: DiscoveredClass) -> bool:
 
 def _claim(finding: Finding, dialect: Dialect | None) -> str | None:
     """What a finding says that the instance sglang builds can settle (:attr:`Problem.claim`)."""
+    if finding.claim is not None:
+        return finding.claim
     if finding.wrong is Wrong.MISSING:
         return "exists"
     if finding.wrong in (Wrong.MEMBER_ANY, Wrong.MEMBER_GRADUAL):
@@ -455,7 +457,7 @@ class _CheckJudge:
             self.whole.extend(self.protocol_findings(line, diag))
         elif kind is LineKind.NEEDS:
             reasons = said_reasons(indented(diag.message), None, self.dialect) or [summary(diag.message)]
-            self.found.append(Finding(Wrong.NEED, self.checker, tag.member, line, tuple(reasons), detail=tag.need))
+            self.found.append(Finding(Wrong.NEED, self.checker, tag.member, line, tuple(reasons), detail=tag.need, claim=tag.claim))
         else:
             (self.factory if kind is LineKind.FACTORY else self.found).append(self.member_finding(line, tag, diag))
 

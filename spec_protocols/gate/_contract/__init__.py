@@ -36,6 +36,8 @@ from spec_protocols.gate._contract._release_contract import (
     ServerFlag,
     Site,
     Use,
+    flags_claim,
+    ruled_out,
 )
 from spec_protocols.gate._contract._contract_formats import contract_json, contract_markdown, releases_json, releases_markdown
 from spec_protocols.gate._contract._release_source import (
@@ -81,6 +83,7 @@ __all__ = [
     "contract_markdown",
     "extract_contract",
     "fetch_release",
+    "flags_claim",
     "flags_words",
     "installed_root",
     "installed_source",
@@ -90,6 +93,7 @@ __all__ = [
     "releases_json",
     "releases_markdown",
     "resolve_sglang",
+    "ruled_out",
     "source_at",
     "tree_root",
 ]

@@ -18,6 +18,8 @@ function, line: lines move by up to a thousand between releases, so a use is
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,6 +36,9 @@ __all__ = [
     "HookUseKind",
     "ServerFlag",
     "Site",
+    "flags_claim",
+    "fewest_flags",
+    "ruled_out",
     "Use",
     "UseKind",
 ]
@@ -93,6 +98,38 @@ class ServerFlag:
             else:
                 said.append(f"{flag} {value.strip(chr(39))}")
         return " or ".join(dict.fromkeys(said))
+
+
+def fewest_flags(flags: Collection[ServerFlag]) -> tuple[ServerFlag, ...]:
+    """``flags`` (all of which hold) in order, less each one that names no
+    value of an option another pins to one (an ``elif`` chain's ``mode !=
+    NULL`` beside its ``mode == PREFILL``): the pinned one says it all."""
+    pinned = {f.settings[0][0] for f in flags if len(f.settings) == 1 and f.settings[0][1]}
+    return tuple(
+        sorted(f for f in flags if not (f.settings and all(not v and o in pinned for o, v in f.settings)))
+    )
+
+
+#: How a problem says that its use lies behind server flags (``Problem.claim``).
+_FLAGS_CLAIM = "behind flags "
+
+
+def flags_claim(flags: tuple[ServerFlag, ...]) -> str:
+    """The claim of a problem whose use lies behind all of ``flags``: what a
+    replay that knows which settings the registration refuses can settle
+    (:func:`ruled_out`)."""
+    return _FLAGS_CLAIM + json.dumps([[list(s) for s in f.settings] for f in flags])
+
+
+def ruled_out(claim: str | None, refused: Collection[str]) -> bool:
+    """Whether a problem whose claim is ``flags_claim(flags)`` lies behind a
+    flag every setting of which is ``refused`` (``option=value`` strings):
+    then sglang never makes that use for the registration. False for any
+    other claim, and for a setting that names no one value."""
+    if claim is None or not claim.startswith(_FLAGS_CLAIM):
+        return False
+    flags = json.loads(claim[len(_FLAGS_CLAIM) :])
+    return any(settings and all(value and f"{option}={value}" in refused for option, value in settings) for settings in flags)
 
 
 @dataclass(frozen=True, slots=True)

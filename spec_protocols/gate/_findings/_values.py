@@ -106,6 +106,9 @@ class Finding:
     #: what a site builds, why a site cannot be checked, the abstract
     #: members an abstract class must implement.
     detail: str | None = None
+    #: What it claims that the replay can settle, where its kind does not say
+    #: (``Problem.claim``; a need behind server flags). Never rendered.
+    claim: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

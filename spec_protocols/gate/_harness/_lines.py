@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from spec_protocols._members import ProtocolMember
-from spec_protocols.gate._contract import CallShape, DraftNeed, ReleaseTerms, flags_words, kept_default_needs, release_terms
+from spec_protocols.gate._contract import CallShape, DraftNeed, ReleaseTerms, flags_claim, flags_words, kept_default_needs, release_terms
 from spec_protocols.gate._harness._draft_reads import built_by, built_drafts
 from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
@@ -148,6 +148,9 @@ class LineTag:
     #: (``SpecWorker.forward_batch_generation(self, batch: ScheduleBatch, /,
     #: ...) -> GenerationBatchResult``): the "expected" half of a problem.
     expected: str | None = None
+    #: What the line's problem claims that the replay can settle, where the
+    #: line's kind does not say (a need behind server flags: ``flags_claim``).
+    claim: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,8 +350,9 @@ class _ClassLines:
         prop: bool = False,
         need: str | None = None,
         expected: str | None = None,
+        claim: str | None = None,
     ) -> LineTag:
-        return LineTag(kind, self.cls.dotted, check, member, prop, need, expected)
+        return LineTag(kind, self.cls.dotted, check, member, prop, need, expected, claim)
 
     def emit(self, text: str, tag: LineTag | None = None) -> None:
         self.out.emit(text, tag)
@@ -620,7 +624,8 @@ class _ClassLines:
             line = f"        _n{n}: {ast.unparse(definition.node.returns)} = _dw.{member}"
         else:
             line = f"        _n{n}: {self.bound[(ProtocolName.DRAFT_WORKER, member)]} = _dw.{member}"
-        self.emit(line, self.tag(LineKind.NEEDS, check, default, need=words))
+        claim = flags_claim(need.flags) if need.flags else None
+        self.emit(line, self.tag(LineKind.NEEDS, check, default, need=words, claim=claim))
 
 
 #: What the harness imports itself, whatever the lines use.

@@ -55,6 +55,12 @@ class ReplayRequest:
     flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]] = field(
         default_factory=dict[str, tuple[tuple[ServerFlag, ...], ...]]
     )
+    #: Every server flag the release's terms name (``flag_only``'s and the
+    #: defaults' ``relies_on_flags``): the replay says which settings of
+    #: them an algorithm's ``validate_server_args`` refuses (evidence
+    #: ``("option=value", "refused")``), which rules out a static checker's
+    #: need behind them.
+    flags: tuple[ServerFlag, ...] = ()
     #: Algorithm name -> the checked classes the plugin's source registers
     #: under it (``Registration.name``): whose failure a registration that
     #: yields no class (a factory ``create_worker`` cannot call) is.

@@ -160,6 +160,8 @@ class _Replay:
         #: Member -> the flags the algorithm's validate_server_args refuses,
         #: in words, for the members only such servers use.
         self.refused: dict[str, str] = {}
+        #: ``option=value`` for each setting of the release's server flags it refuses.
+        self.refused_settings: list[str] = []
         self.spec: Any = None
         self.target_standin: Any = None
         self.standins = Standins()
@@ -245,6 +247,7 @@ class _Replay:
         self.algorithms[name] = f"replayed on the {'overlap' if overlap else 'synchronous'} loop"
         validate = getattr(spec, "validate_server_args", None)
         self.refused = {}
+        self.refused_settings = []
         if callable(validate):
             try:
                 validate(args)
@@ -252,6 +255,7 @@ class _Replay:
                 self.algorithms[name] = f"its validate_server_args refused the replay's arguments ({_one_line(error)})"
                 return
             self.refused = _refused_members(validate, args, self.request.flag_only)
+            self.refused_settings = _Refusals(validate, args).refused_settings(self.request.flags)
             if self.refused:
                 listed = "; ".join(f"{m} ({why})" for m, why in sorted(self.refused.items()))
                 self.algorithms[name] += f"; not held to what only servers its validate_server_args refuses use: {listed}"
@@ -353,6 +357,7 @@ class _Replay:
             found.extend(self._forward_result(instance))
         evidence = _uncontradicted([("__init__", "call"), ("__init__", "exists"), *fetched.evidence], found)
         evidence += [(m, "unreached") for m in sorted(self.refused)]
+        evidence += [(setting, "refused") for setting in self.refused_settings]
         self._result(check, ProtocolName.SPEC_WORKER, _verdict(found), found, evidence=evidence)
         if draft is not None:
             self._draft_members(draft)
@@ -655,35 +660,51 @@ def _draft_of(instance: object) -> object:
         return None
 
 
-def _refused_members(
-    validate: Callable[[Any], object], args: Any, flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]]
-) -> dict[str, str]:
-    """Member -> why, for each member (of ``flag_only``) every way to which
-    passes a server flag ``validate`` refuses: each of the flag's settings,
-    made on a copy of ``args``, makes ``validate`` raise. A setting that
-    names no one value, or that cannot be made on the arguments, is not
-    refused: the member stays required."""
-    answers: dict[tuple[str, str], bool] = {}
+class _Refusals:
+    """Which server flags an algorithm's ``validate_server_args`` refuses:
+    each setting made on a copy of the replay's arguments, and the call
+    repeated. A setting that names no one value, or that the arguments do
+    not take, is not refused: what lies behind it stays required."""
 
-    def refuses(option: str, value: str) -> bool:
-        if (option, value) not in answers:
-            answers[(option, value)] = False
+    def __init__(self, validate: Callable[[Any], object], args: Any) -> None:
+        self.validate = validate
+        self.args = args
+        self.answers: dict[tuple[str, str], bool] = {}
+
+    def refuses(self, option: str, value: str) -> bool:
+        if (option, value) not in self.answers:
+            self.answers[(option, value)] = False
             if value:
                 try:
-                    changed = copy.copy(args)
+                    changed = copy.copy(self.args)
                     setattr(changed, option, ast.literal_eval(value))
                 except Exception:  # noqa: BLE001 - a setting the arguments do not take: not refused
                     return False
                 try:
                     with _quiet():
-                        validate(changed)
+                        self.validate(changed)
                 except BaseException:  # noqa: BLE001 - the plugin's own refusal: any exception
-                    answers[(option, value)] = True
-        return answers[(option, value)]
+                    self.answers[(option, value)] = True
+        return self.answers[(option, value)]
 
+    def barred(self, flag: ServerFlag) -> bool:
+        """Whether every setting of ``flag`` is refused."""
+        return bool(flag.settings) and all(self.refuses(o, v) for o, v in flag.settings)
+
+    def refused_settings(self, flags: Sequence[ServerFlag]) -> list[str]:
+        """``option=value`` for each setting of ``flags`` that is refused (the evidence a static need yields to)."""
+        return [f"{o}={v}" for flag in flags for o, v in flag.settings if self.refuses(o, v)]
+
+
+def _refused_members(
+    validate: Callable[[Any], object], args: Any, flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]]
+) -> dict[str, str]:
+    """Member -> why, for each member (of ``flag_only``) every way to which
+    passes a server flag ``validate`` refuses (:class:`_Refusals`)."""
+    refusals = _Refusals(validate, args)
     refused: dict[str, str] = {}
     for member, ways in flag_only.items():
-        barred = [next((f for f in flags if all(refuses(o, v) for o, v in f.settings)), None) for flags in ways]
+        barred = [next((f for f in flags if refusals.barred(f)), None) for flags in ways]
         if ways and all(b is not None for b in barred):
             refused[member] = "used only with " + " or ".join(dict.fromkeys(b.words() for b in barred if b is not None))
     return refused

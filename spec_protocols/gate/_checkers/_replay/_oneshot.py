@@ -131,6 +131,14 @@ def _request(check_input: CheckInput, answer: Path, files: ParseCache) -> Replay
         branch_shapes={branch: dict(shapes) for branch, shapes in terms.branch_shapes.items()},
         branch_only=dict(terms.branch_only),
         flag_only=dict(terms.flag_only),
+        flags=tuple(
+            dict.fromkeys(
+                [
+                    *(f for ways in terms.flag_only.values() for flags in ways for f in flags),
+                    *(f for d in terms.defaults.values() for _, flags in d.relies_on_flags for f in flags),
+                ]
+            )
+        ),
         registered=_registered(found),
     )
 
