@@ -36,6 +36,7 @@ import ast
 import operator
 import re
 import weakref
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -76,7 +77,7 @@ class ServerOptions:
         self.defaults = defaults
         self._fields: dict[str, str | None] = {}
         self._assigned: dict[int, dict[str, list[ast.expr]]] = {}
-        self._assigned_names: frozenset[str] | None = None
+        self._assigned_names: dict[str, list[Path]] | None = None
 
     def option_read(self, expr: ast.expr, scope: Scope | None, depth: int = 0) -> str | None:
         """The option ``expr`` reads (``server_args.x``, ``get_memory().x``,
@@ -111,15 +112,17 @@ class ServerOptions:
                         return True
         return False
 
-    def _assignable(self) -> frozenset[str]:
-        """Every ``self.<name> =`` of the scheduler side's files (by their text, once)."""
+    def _assignable(self) -> dict[str, list[Path]]:
+        """Each ``self.<name> =`` of the scheduler side's files (by their text,
+        read once): name -> the files that assign it."""
         if self._assigned_names is None:
             pattern = re.compile(r"self\.(\w+)\s*(?::[^=\n]*)?=[^=]")
-            names: set[str] = set()
+            names: dict[str, list[Path]] = {}
             for folder in _SIDE:
                 for path in self.tree.files_under(folder):
-                    names.update(pattern.findall(self.tree.text(path) or ""))
-            self._assigned_names = frozenset(names)
+                    for name in dict.fromkeys(pattern.findall(self.tree.text(path) or "")):
+                        names.setdefault(name, []).append(path)
+            self._assigned_names = names
         return self._assigned_names
 
     def field(self, name: str) -> str | None:
@@ -131,14 +134,13 @@ class ServerOptions:
         name would otherwise hide the scheduler's. Read on demand, in the
         files whose text assigns it."""
         if name not in self._fields:
-            pattern = re.compile(rf"self\.{re.escape(name)}\s*(:[^=\n]*)?=[^=]")
             found: set[str] = set()
-            for folder in _SIDE:
-                for module in self.tree.modules_among(self.tree.files_under(folder), pattern):
-                    for value in self._assignments(module).get(name, ()):
-                        option = self.option_read(value, None)
-                        if option is not None:
-                            found.add(option)
+            for path in self._assignable().get(name, ()):
+                module = self.tree.module_at(path)
+                for value in self._assignments(module).get(name, ()) if module is not None else ():
+                    option = self.option_read(value, None)
+                    if option is not None:
+                        found.add(option)
             self._fields[name] = found.pop() if len(found) == 1 else None
         return self._fields[name]
 
