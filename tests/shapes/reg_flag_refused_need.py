@@ -11,10 +11,13 @@ sglang 0.5.23's ``BaseSpecWorker.init_hicache_draft_plan`` calls
 that read it (``weight_update_runners``, ``primary_draft_kv_pool``) and keep
 ``init_hicache_draft_plan``; both run on the synchronous loop only
 (``supports_overlap=False``), where the scheduler hands back the target's
-result. The one registered with a ``validate_server_args``
-that refuses all three settings never meets the read: sglang refuses to start
-such a server. The other fails under the static checkers, whose finding names
-the flags; the replay, which starts no such server, passes it.
+result. One is registered with a ``validate_server_args`` that refuses the
+three settings as written. That does not rule the read out: the retraction
+backup is declared with no value, and sglang decides it at start-up
+(``resolve_decode_retraction_backup``, mem_cache/kv_cache_builder.py), so a
+decode server the validator accepts may get ``host_pool`` without asking.
+Both fail under the static checkers, whose finding names the flags; the
+replay, which starts no such server, passes them.
 """
 
 from __future__ import annotations
@@ -67,9 +70,9 @@ class _KeepsHicachePlan(BaseSpecWorker):
         return self.target_worker.forward_batch_generation(batch)
 
 
-# expect: reg_flag_refused_need.RefusesHicacheWorker SpecWorker pass runtime=pass replay=pass mypy=unverified pyright=unverified
+# expect: reg_flag_refused_need.RefusesHicacheWorker SpecWorker fail runtime=pass replay=pass mypy=fail pyright=fail member=init_hicache_draft_plan
 class RefusesHicacheWorker(_KeepsHicachePlan):
-    """Registered with a validate_server_args that refuses every server that reaches the read."""
+    """Registered with a validate_server_args that refuses the three settings as written (not sglang's own choice)."""
 
 
 # expect: reg_flag_refused_need.AllowsHicacheWorker SpecWorker fail runtime=pass replay=pass mypy=fail pyright=fail member=init_hicache_draft_plan

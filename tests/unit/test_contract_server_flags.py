@@ -19,7 +19,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from spec_protocols.gate._checkers._replay._driver import _refused_members
-from spec_protocols.gate._contract import Contract, ServerFlag, contract_json, extract_contract, release_terms, source_at
+from spec_protocols.gate._contract import (
+    Contract,
+    ServerFlag,
+    contract_json,
+    extract_contract,
+    flags_claim,
+    release_terms,
+    ruled_out,
+    source_at,
+)
 from spec_protocols.gate._verdicts import _yielding
 from spec_protocols.gate._model import Problem
 
@@ -140,6 +149,8 @@ def test_the_options_are_read_through_namespaces_fields_and_server_args(tmp_path
         ("enable_unified_cache_external_linker", "True"),
         ("retraction_backup", "'host_pool'"),
     )
+    # declared with no value: sglang may decide it at start-up, so no refusal rules the flag out
+    assert plan.decided_at_start == ("retraction_backup",) and not plan.refusable()
     assert plan.words() == (
         "--enable-hierarchical-cache or --enable-unified-cache-external-linker or --retraction-backup host_pool"
     )
@@ -241,6 +252,19 @@ def test_a_validate_server_args_that_refuses_every_way_to_a_member_rules_it_out(
     refused = _refused_members(_validate, args, {"draft_plan": ((FLAG,),), "pd_pool": ((PD,),), "both": ((FLAG,), (PD,))})
     assert refused == {"draft_plan": "used only with --enable-hierarchical-cache"}
     assert args.enable_hierarchical_cache is False  # tried on a copy
+
+
+def test_a_flag_on_an_option_sglang_decides_at_start_up_is_never_ruled_out() -> None:
+    args = SimpleNamespace(retraction_backup=None)
+    decided = ServerFlag("backup == 'host_pool'", (("retraction_backup", "'host_pool'"),), ("retraction_backup",))
+
+    def refuses_host_pool(server_args: SimpleNamespace) -> None:
+        if server_args.retraction_backup == "host_pool":
+            raise ValueError("no host pool")
+
+    assert _refused_members(refuses_host_pool, args, {"pool": ((decided,),)}) == {}
+    assert not ruled_out(flags_claim((decided,)), {"retraction_backup='host_pool'"})
+    assert ruled_out(flags_claim((FLAG,)), {"enable_hierarchical_cache=True"})
 
 
 def test_a_setting_that_names_no_value_is_never_refused() -> None:

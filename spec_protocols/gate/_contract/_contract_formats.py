@@ -68,7 +68,11 @@ def _use(use: Use) -> dict[str, object]:
 
 
 def _flag(flag: ServerFlag) -> dict[str, object]:
-    return {"text": flag.text, "settings": [{"option": o, "value": v} for o, v in flag.settings]}
+    return {
+        "text": flag.text,
+        "settings": [{"option": o, "value": v} for o, v in flag.settings],
+        "decided_at_start": list(flag.decided_at_start),
+    }
 
 
 def _hook(hook: Hook) -> dict[str, object]:

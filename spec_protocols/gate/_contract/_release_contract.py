@@ -84,6 +84,18 @@ class ServerFlag:
     #: the value a Python literal (``'decode'``, ``True``, ``2``), or ``""``
     #: where no one value can be named (``!= DisaggregationMode.NULL``).
     settings: tuple[tuple[str, str], ...]
+    #: Of the settings' options, those declared with no value (``None``):
+    #: sglang decides them at start-up when the server does not (0.5.23
+    #: infers ``disaggregation_decode_retraction_backup`` from the decode KV
+    #: pool, and may make it ``host_pool`` on a decode server). Refusing the
+    #: literal setting does not rule such a flag out: another setting can
+    #: make it hold.
+    decided_at_start: tuple[str, ...] = ()
+
+    def refusable(self) -> bool:
+        """Whether refusing each of its settings rules the flag out: every
+        setting names a value, of an option no server leaves to sglang."""
+        return bool(self.settings) and all(v and o not in self.decided_at_start for o, v in self.settings)
 
     def words(self) -> str:
         """The settings as a server is started with them: ``--enable-hierarchical-cache``,
@@ -118,14 +130,14 @@ def flags_claim(flags: tuple[ServerFlag, ...]) -> str:
     """The claim of a problem whose use lies behind all of ``flags``: what a
     replay that knows which settings the registration refuses can settle
     (:func:`ruled_out`)."""
-    return _FLAGS_CLAIM + json.dumps([[list(s) for s in f.settings] for f in flags])
+    return _FLAGS_CLAIM + json.dumps([[list(s) for s in f.settings] if f.refusable() else [] for f in flags])
 
 
 def ruled_out(claim: str | None, refused: Collection[str]) -> bool:
     """Whether a problem whose claim is ``flags_claim(flags)`` lies behind a
     flag every setting of which is ``refused`` (``option=value`` strings):
     then sglang never makes that use for the registration. False for any
-    other claim, and for a setting that names no one value."""
+    other claim, and for a flag that is not :meth:`ServerFlag.refusable`."""
     if claim is None or not claim.startswith(_FLAGS_CLAIM):
         return False
     flags = json.loads(claim[len(_FLAGS_CLAIM) :])

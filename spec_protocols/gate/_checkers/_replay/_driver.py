@@ -664,7 +664,8 @@ class _Refusals:
     """Which server flags an algorithm's ``validate_server_args`` refuses:
     each setting made on a copy of the replay's arguments, and the call
     repeated. A setting that names no one value, or that the arguments do
-    not take, is not refused: what lies behind it stays required."""
+    not take, is not refused, and a flag on an option sglang decides at
+    start-up is never ruled out: what lies behind it stays required."""
 
     def __init__(self, validate: Callable[[Any], object], args: Any) -> None:
         self.validate = validate
@@ -688,12 +689,12 @@ class _Refusals:
         return self.answers[(option, value)]
 
     def barred(self, flag: ServerFlag) -> bool:
-        """Whether every setting of ``flag`` is refused."""
-        return bool(flag.settings) and all(self.refuses(o, v) for o, v in flag.settings)
+        """Whether ``flag`` is ruled out: it can be (:meth:`ServerFlag.refusable`) and every setting is refused."""
+        return flag.refusable() and all(self.refuses(o, v) for o, v in flag.settings)
 
     def refused_settings(self, flags: Sequence[ServerFlag]) -> list[str]:
-        """``option=value`` for each setting of ``flags`` that is refused (the evidence a static need yields to)."""
-        return [f"{o}={v}" for flag in flags for o, v in flag.settings if self.refuses(o, v)]
+        """``option=value`` for each setting of the refusable ``flags`` that is refused (the evidence a static need yields to)."""
+        return [f"{o}={v}" for flag in flags if flag.refusable() for o, v in flag.settings if self.refuses(o, v)]
 
 
 def _refused_members(

@@ -293,12 +293,14 @@ def _any_flag(expr: ast.BoolOp, conditions: Conditions, polarity: bool, scope: S
     (``get_memory().enable_hierarchical_cache or ... == "host_pool"``).
     Empty unless every operand is one flag."""
     settings: list[tuple[str, str]] = []
+    decided: list[str] = []
     for value in expr.values:
         facts = conditions.facts_of(value, polarity, scope, depth)
         if len(facts) != 1 or facts[0].flag is None:
             return ()
         settings.extend(facts[0].flag.settings)
-    flag = ServerFlag(_words(expr, polarity), tuple(dict.fromkeys(settings)))
+        decided.extend(facts[0].flag.decided_at_start)
+    flag = ServerFlag(_words(expr, polarity), tuple(dict.fromkeys(settings)), tuple(dict.fromkeys(decided)))
     return (Fact("flag", flag.text, (id(expr), polarity), flag=flag),)
 
 

@@ -98,6 +98,10 @@ class ServerOptions:
             return self.field(expr.attr)
         return None
 
+    def _decided(self, options: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of ``options`` declared with no value: sglang decides them at start-up."""
+        return tuple(o for o in options if self.defaults.get(o, _UNKNOWN) is None)
+
     def mentioned(self, test: ast.expr, scope: Scope, depth: int = 0) -> bool:
         """Whether ``test`` may read an option (the cheap filter before a
         test is taken apart): an attribute named as an option, or as a field
@@ -168,7 +172,7 @@ class ServerOptions:
             default = self.defaults[option]
             if default is _UNKNOWN or bool(default) == polarity:
                 return None
-            return ServerFlag(words, ((option, repr(polarity)),))
+            return ServerFlag(words, ((option, repr(polarity)),), self._decided((option,)))
         if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
             return None
         op, left, right = expr.ops[0], expr.left, expr.comparators[0]
@@ -186,7 +190,7 @@ class ServerOptions:
             if holds_by_default == polarity:
                 return None
             positive = isinstance(op, ast.In) == polarity
-            return ServerFlag(words, tuple((option, repr(v)) for v in values) if positive else ((option, ""),))
+            return ServerFlag(words, tuple((option, repr(v)) for v in values) if positive else ((option, ""),), self._decided((option,)))
         compare = _COMPARE.get(type(op))
         value = _value(right, scope, tree)
         if compare is None or value is _UNKNOWN:
@@ -197,7 +201,7 @@ class ServerOptions:
             return None
         if holds_by_default == polarity:
             return None
-        return ServerFlag(words, ((option, _setting(op, value, polarity)),))
+        return ServerFlag(words, ((option, _setting(op, value, polarity)),), self._decided((option,)))
 
 
 def _setting(op: ast.cmpop, value: object, polarity: bool) -> str:
