@@ -48,6 +48,10 @@ server flags (each use's "flags" in the JSON; "only with" in Markdown):
   (--disaggregation-mode decode, --enable-hierarchical-cache) names it; the
   default is read from the option's declaration in the release
 
+what a call returns (each call's "value" in the JSON):
+  "discarded" where sglang makes the call as a statement (any return type
+  will do: prewarm_sampling, init_cuda_graphs), "used" where it keeps it
+
 exit status: 0 the contract was written, 2 usage or environment error (one line)
 
 examples:

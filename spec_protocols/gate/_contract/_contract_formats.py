@@ -64,6 +64,7 @@ def _use(use: Use) -> dict[str, object]:
         "conditional_keywords": list(use.conditional_keywords),
         "branch": use.branch,
         "flags": [_flag(f) for f in use.flags],
+        **({"value": "used" if use.value_used else "discarded"} if use.kind == "call" else {}),
     }
 
 

@@ -187,6 +187,11 @@ class Use:
     #: server started with the defaults makes it). Published in the JSON as
     #: ``flags``.
     flags: tuple[ServerFlag, ...] = ()
+    #: For a call: whether sglang uses the value it returns; False where the
+    #: call is a statement (``self.draft_worker.prewarm_sampling()``), whose
+    #: value any return type satisfies. Published as ``value`` (``used`` /
+    #: ``discarded``) for calls.
+    value_used: bool = True
 
 
 @dataclass(frozen=True, slots=True)

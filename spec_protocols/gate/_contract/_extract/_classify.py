@@ -72,6 +72,8 @@ class Raw:
     never_none: tuple[str, ...] = ()
     #: The class (or module-level function) the use is in: validations cover it.
     owner: str = ""
+    #: For a call: whether sglang uses what it returns (False: a call made as a statement).
+    value_used: bool = True
 
 
 def _under(facts: Iterable[str]) -> str:
@@ -189,6 +191,7 @@ def finish(raw: Iterable[Raw]) -> tuple[Use, ...]:
                 branch=branch_of(item.facts),
                 skipped_by=tuple(sorted(skips[key][0])),
                 flags=fewest_flags(skips[key][1]),
+                value_used=item.value_used,
             )
         )
     return tuple(sorted(uses, key=use_order))

@@ -81,6 +81,8 @@ class Walker:
     def __init__(self, tree: ReleaseTree) -> None:
         self.tree = tree
         self.raw: list[Raw] = []
+        #: The calls made as statements (their node ids): their values are discarded.
+        self.discarded: set[int] = set()
         self.calls: list[RecordedCall] = []
         self.registry_calls: list[RecordedCall] = []
         #: Every getattr / hasattr of a member on a receiver (the hooks' lookups).
@@ -134,6 +136,7 @@ class Walker:
         keywords: tuple[str, ...] = (),
         conditional: tuple[str, ...] = (),
         never_none: tuple[str, ...] = (),
+        value_used: bool = True,
     ) -> None:
         """Record a use of ``member`` on the receiver ``held`` at ``node``, where ``facts`` hold."""
         self.raw.append(
@@ -150,6 +153,7 @@ class Walker:
                 conditional_keywords=conditional,
                 never_none=never_none,
                 owner=scope.owner,
+                value_used=value_used,
             )
         )
 
@@ -217,6 +221,15 @@ def _body(body: Sequence[ast.stmt], walker: Walker, scope: Scope, facts: Facts) 
 @functools.singledispatch
 def _statement(node: ast.stmt, walker: Walker, scope: Scope, facts: Facts) -> Facts:
     """Any other statement (``return``, ``del``, an expression): its expressions."""
+    _expressions(node, walker, scope, facts)
+    return facts
+
+
+@_statement.register
+def _expression_statement(node: ast.Expr, walker: Walker, scope: Scope, facts: Facts) -> Facts:
+    """A call made as a statement: its value is discarded (``Use.value_used`` false)."""
+    if isinstance(node.value, ast.Call):
+        walker.discarded.add(id(node.value))
     _expressions(node, walker, scope, facts)
     return facts
 
@@ -470,6 +483,7 @@ def _member_call(node: ast.Call, func: ast.Attribute, walker: Walker, scope: Sco
     walker.use(
         func.attr, held, "call", func, scope, facts,
         positional=positional, keywords=keywords, conditional=conditional, never_none=never,
+        value_used=id(node) not in walker.discarded,
     )
     _expr(func.value, walker, scope, facts)
     return True
