@@ -315,3 +315,22 @@ def test_a_helper_only_a_flagged_loop_calls_carries_the_flag(tmp_path: Path) -> 
     # the elif's `not (mode == NULL)` names no value beside the pinned 'prefill': dropped
     assert [f.settings for f in only(contract, "prefill_hook").flags] == [(("disaggregation_mode", "'prefill'"),)]
     assert only(contract, "shared_hook").flags == ()
+
+
+def test_the_options_memo_lets_a_release_tree_go(tmp_path: Path) -> None:
+    """The memo is keyed weakly on the tree, and its value must not hold the
+    tree: a run that reads several releases would keep every parsed tree alive."""
+    import gc
+    import weakref
+
+    from spec_protocols.gate._contract._extract._server_options import server_options
+    from spec_protocols.gate._contract._extract._tree import ReleaseTree
+
+    write_tree(tmp_path, HEAD, FILES)
+    tree = ReleaseTree(tmp_path)
+    options = server_options(tree)
+    assert options.defaults["enable_hierarchical_cache"] is False
+    gone = weakref.ref(tree)
+    del tree, options
+    gc.collect()
+    assert gone() is None

@@ -72,12 +72,20 @@ class ServerOptions:
     """The release's server options with a literal default, and the scheduler fields that carry one."""
 
     def __init__(self, tree: ReleaseTree, defaults: Mapping[str, object]) -> None:
-        self.tree = tree
+        # Weakly: the memo below is keyed weakly on the tree, and a value that
+        # held its key would keep every release's parsed tree alive for good.
+        self._tree = weakref.ref(tree)
         #: Option -> its default (:data:`_UNKNOWN` where not a literal).
         self.defaults = defaults
         self._fields: dict[str, str | None] = {}
         self._assigned: dict[int, dict[str, list[ast.expr]]] = {}
         self._assigned_names: dict[str, list[Path]] | None = None
+
+    @property
+    def tree(self) -> ReleaseTree:
+        tree = self._tree()
+        assert tree is not None, "a release tree's options outlived the tree"
+        return tree
 
     def option_read(self, expr: ast.expr, scope: Scope | None, depth: int = 0) -> str | None:
         """The option ``expr`` reads (``server_args.x``, ``get_memory().x``,
