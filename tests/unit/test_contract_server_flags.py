@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
-from spec_protocols.gate._checkers._replay._driver import _refused_members
+from spec_protocols.gate._checkers._replay._driver import _Refusals
 from spec_protocols.gate._contract import (
     Contract,
     ServerFlag,
@@ -249,7 +249,7 @@ ANY_NON_NULL = ServerFlag("mode != NULL", (("disaggregation_mode", ""),))
 
 def test_a_validate_server_args_that_refuses_every_way_to_a_member_rules_it_out() -> None:
     args = SimpleNamespace(enable_hierarchical_cache=False, disaggregation_mode="null")
-    refused = _refused_members(_validate, args, {"draft_plan": ((FLAG,),), "pd_pool": ((PD,),), "both": ((FLAG,), (PD,))})
+    refused = _Refusals(_validate, args).members({"draft_plan": ((FLAG,),), "pd_pool": ((PD,),), "both": ((FLAG,), (PD,))})
     assert refused == {"draft_plan": "used only with --enable-hierarchical-cache"}
     assert args.enable_hierarchical_cache is False  # tried on a copy
 
@@ -262,7 +262,7 @@ def test_a_flag_on_an_option_sglang_decides_at_start_up_is_never_ruled_out() -> 
         if server_args.retraction_backup == "host_pool":
             raise ValueError("no host pool")
 
-    assert _refused_members(refuses_host_pool, args, {"pool": ((decided,),)}) == {}
+    assert _Refusals(refuses_host_pool, args).members({"pool": ((decided,),)}) == {}
     assert not ruled_out(flags_claim((decided,)), {"retraction_backup='host_pool'"})
     assert ruled_out(flags_claim((FLAG,)), {"enable_hierarchical_cache=True"})
 
@@ -274,8 +274,8 @@ def test_a_setting_that_names_no_value_is_never_refused() -> None:
         if server_args.disaggregation_mode != "null":
             raise ValueError("no PD")
 
-    assert _refused_members(refuses_everything, args, {"pool": ((ANY_NON_NULL,),)}) == {}
-    assert _refused_members(refuses_everything, args, {"pool": ((PD,),)}) == {"pool": "used only with --disaggregation-mode decode"}
+    assert _Refusals(refuses_everything, args).members({"pool": ((ANY_NON_NULL,),)}) == {}
+    assert _Refusals(refuses_everything, args).members({"pool": ((PD,),)}) == {"pool": "used only with --disaggregation-mode decode"}
 
 
 def test_a_static_problem_on_a_member_the_registration_never_reaches_yields() -> None:

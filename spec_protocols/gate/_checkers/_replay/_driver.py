@@ -254,8 +254,10 @@ class _Replay:
             except BaseException as error:  # noqa: BLE001
                 self.algorithms[name] = f"its validate_server_args refused the replay's arguments ({_one_line(error)})"
                 return
-            self.refused = _refused_members(validate, args, self.request.flag_only)
-            self.refused_settings = _Refusals(validate, args).refused_settings(self.request.flags)
+            # One set of answers for both: each setting runs the plugin's validator once.
+            refusals = _Refusals(validate, args)
+            self.refused = refusals.members(self.request.flag_only)
+            self.refused_settings = refusals.refused_settings(self.request.flags)
             if self.refused:
                 listed = "; ".join(f"{m} ({why})" for m, why in sorted(self.refused.items()))
                 self.algorithms[name] += f"; not held to what only servers its validate_server_args refuses use: {listed}"
@@ -692,23 +694,18 @@ class _Refusals:
         """Whether ``flag`` is ruled out: it can be (:meth:`ServerFlag.refusable`) and every setting is refused."""
         return flag.refusable() and all(self.refuses(o, v) for o, v in flag.settings)
 
+    def members(self, flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]]) -> dict[str, str]:
+        """Member -> why, for each member (of ``flag_only``) every way to which passes a flag it rules out."""
+        refused: dict[str, str] = {}
+        for member, ways in flag_only.items():
+            barred = [next((f for f in flags if self.barred(f)), None) for flags in ways]
+            if ways and all(b is not None for b in barred):
+                refused[member] = "used only with " + " or ".join(dict.fromkeys(b.words() for b in barred if b is not None))
+        return refused
+
     def refused_settings(self, flags: Sequence[ServerFlag]) -> list[str]:
         """``option=value`` for each setting of the refusable ``flags`` that is refused (the evidence a static need yields to)."""
         return [f"{o}={v}" for flag in flags if flag.refusable() for o, v in flag.settings if self.refuses(o, v)]
-
-
-def _refused_members(
-    validate: Callable[[Any], object], args: Any, flag_only: Mapping[str, tuple[tuple[ServerFlag, ...], ...]]
-) -> dict[str, str]:
-    """Member -> why, for each member (of ``flag_only``) every way to which
-    passes a server flag ``validate`` refuses (:class:`_Refusals`)."""
-    refusals = _Refusals(validate, args)
-    refused: dict[str, str] = {}
-    for member, ways in flag_only.items():
-        barred = [next((f for f in flags if refusals.barred(f)), None) for flags in ways]
-        if ways and all(b is not None for b in barred):
-            refused[member] = "used only with " + " or ".join(dict.fromkeys(b.words() for b in barred if b is not None))
-    return refused
 
 
 def _one_line(error: BaseException) -> str:
