@@ -236,3 +236,21 @@ def test_the_war_barrier_runner_is_read_on_the_overlap_loops_only(contract_of: C
     # What every loop uses stays on both.
     assert "forward_batch_generation" not in terms.branch_only
     assert "alloc_memory_pool" not in terms.branch_only
+
+
+def test_the_results_0_5_23_drops_are_held_to_object_and_refused_as_coroutines(contract_of: Callable[[str], Contract]) -> None:
+    """0.5.23 makes these calls as statements (``Scheduler.init_all_cuda_graphs``,
+    ``BaseSpecWorker.init_cuda_graphs``'s ``self.draft_worker.init_cuda_graphs()``):
+    the gate holds their results to ``object``, and so does not check the
+    protocols' whole-protocol line (which says ``None``)."""
+    from spec_protocols.gate._contract import release_terms
+
+    terms = release_terms(contract_of("0.5.23"))
+    assert terms.discarded["SpecWorker"] >= {
+        "alloc_memory_pool", "init_hicache_draft_plan", "init_attention_backends", "init_cuda_graphs",
+        "clear_cache_pool", "on_verify_complete_cpu", "prewarm_sampling",
+    }
+    assert terms.discarded["DraftWorker"] == {"alloc_memory_pool", "init_attention_backends", "init_cuda_graphs"}
+    # What the scheduler keeps is not dropped.
+    assert "forward_batch_generation" not in terms.discarded["SpecWorker"]
+    assert not {"SpecWorker", "DraftWorker"} & terms.whole

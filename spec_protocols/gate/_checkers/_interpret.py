@@ -114,6 +114,7 @@ _PLAIN = frozenset(
         Wrong.MISSING,
         Wrong.SIGNATURE,
         Wrong.TYPE,
+        Wrong.ASYNC,
         Wrong.FACTORY,
         Wrong.MISMATCH,
         Wrong.PROTOCOL,
@@ -411,6 +412,11 @@ class _CheckJudge:
         self.notes: list[Finding] = []
         #: (member, canary kind) -> whether the canary fired.
         self.canaries: dict[tuple[str | None, LineKind], bool] = {}
+        #: A dropped result's lines (LineKind.MEMBER_AWAITABLE): member ->
+        #: (line, tag, whether it errored); and whether its MEMBER_RESULT
+        #: canary did (a silent one: the result is Any, and says nothing).
+        self.awaitable: dict[str, tuple[int, LineTag, bool]] = {}
+        self.result_typed: dict[str, bool] = {}
         #: The constructor line's errors that are not "abstract", with its line and expected call.
         self.constructor: list[tuple[int, Diagnostic]] = []
         self.constructor_expected: str | None = None
@@ -433,6 +439,10 @@ class _CheckJudge:
     def read(self, line: int, tag: LineTag, diags: Sequence[Diagnostic]) -> None:
         if tag.kind in (LineKind.MEMBER_ANY, LineKind.MEMBER_GRADUAL):
             self.canaries[(tag.member, tag.kind)] = bool(diags)
+        elif tag.kind is LineKind.MEMBER_AWAITABLE:
+            self.awaitable[tag.member or ""] = (line, tag, bool(diags))
+        elif tag.kind is LineKind.MEMBER_RESULT:
+            self.result_typed[tag.member or ""] = bool(diags)
         elif tag.kind is LineKind.NEEDS_ANY:
             if not diags:
                 # The members the class defines were checked; only what
@@ -559,10 +569,19 @@ class _CheckJudge:
             blind.append(Finding(wrong, self.checker, member))
         return blind
 
+    def coroutines(self) -> list[Finding]:
+        """The members whose result sglang drops that return an awaitable:
+        their ``_Awaiting`` line was silent while their result is typed (not Any)."""
+        return [
+            Finding(Wrong.ASYNC, self.checker, member, line, expected=tag.expected, got=_got(self.cls, member), subject=self.short)
+            for member, (line, tag, errored) in self.awaitable.items()
+            if not errored and self.result_typed.get(member, False)
+        ]
+
     def judgement(self) -> Judgement:
         # The whole-protocol line repeats what the member lines say; keep it
         # only when it is the sole evidence (it then names no member).
-        found = [*self.found, *self.construction_findings()] or self.whole
+        found = [*self.found, *self.coroutines(), *self.construction_findings()] or self.whole
         # What comes from a construct the checker cannot model is a blind spot.
         found = unmodelled(found, self.cls, self.regions)
         failing = [f for f in found if f.wrong is not Wrong.UNMODELLED]

@@ -12,7 +12,9 @@ the harness and the runtime checker work from:
   gate on releases before 0.5.23.
 * **The whole-protocol line** (``_p: SpecWorker = w``) is kept only when the
   protocol, pinned to the release, asks exactly what the release requires;
-  otherwise it would fail a worker for a member the release never calls.
+  otherwise it would fail a worker for a member the release never calls, or
+  for the result of a call the release makes as a statement
+  (:func:`discarded_values`: the harness holds such a result to ``object``).
 * **Presence.** A release newer than this package may require a member no
   protocol defines: it is checked for presence (its signature is unknown).
 * **Signatures.** The protocols write the newest supported release's
@@ -57,6 +59,7 @@ supported range.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -268,6 +271,12 @@ class ReleaseTerms:
     #: scheduler sites first: what a problem of a registration's ``spec_class``
     #: names. Empty without a contract (the protocol's ``CALL_SITES`` stand in).
     algorithm_sites: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    #: Protocol (``SpecWorker`` / ``DraftWorker``) -> the members the release
+    #: calls only as statements (``self.draft_worker.init_cuda_graphs()``;
+    #: :attr:`Use.value_used` false at every call, and no other use): any
+    #: return will do, so the harness holds their result to ``object``, not
+    #: to the protocol's ``None`` (see :func:`discarded_values`).
+    discarded: Mapping[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
 
     def branches_for(self, registration: Mapping[str, object]) -> frozenset[str]:
         """The scheduler branches an algorithm registered with ``registration``
@@ -324,6 +333,45 @@ def _draft_needs(contract: Contract) -> frozenset[str]:
         for u in d.needs
         if u.receiver == "draft_worker" and u.classification == "required"
     )
+
+
+def discarded_values(contract: Contract) -> dict[str, frozenset[str]]:
+    """Protocol -> the members whose value the release never uses: every use
+    of the member on that receiver is a call made as a statement.
+
+    The spec worker's members are read from the scheduler's side, the draft
+    worker's from ``BaseSpecWorker``'s defaults. A member also read as a value
+    anywhere (``hasattr``, an attribute read, a call whose result is kept) is
+    not discarded. What the protocols say stays the protocols' own (a plain
+    ``x: DraftWorker = w`` still wants ``None``, which refuses an ``async
+    def``); the gate's harness holds these results to ``object`` and checks
+    the member is not a coroutine function on a line of its own.
+    """
+    receivers = {
+        ProtocolName.SPEC_WORKER: [u for u in contract.spec_worker if u.receiver == "spec_worker"],
+        ProtocolName.DRAFT_WORKER: [u for d in contract.defaults for u in d.needs if u.receiver == "draft_worker"],
+    }
+    found: dict[str, frozenset[str]] = {}
+    for protocol, uses in receivers.items():
+        kept = {u.member for u in uses if u.kind != "call" or u.value_used}
+        found[protocol] = frozenset(u.member for u in uses if u.member not in kept)
+    return found
+
+
+def _narrower_than_used(protocol: str, pin: str | None, members: tuple[str, ...], discarded: frozenset[str]) -> bool:
+    """Whether the protocol types the result of one of ``members`` that the
+    release discards as anything but ``object``: then the protocol asks more
+    than the release does, and its whole-protocol line would fail a worker
+    sglang runs."""
+    return any(
+        m.name in discarded and not m.is_property and not _returns_object(m.node)
+        for m in protocol_definitions(protocol, pin)
+        if m.name in members
+    )
+
+
+def _returns_object(node: ast.FunctionDef) -> bool:
+    return isinstance(node.returns, ast.Name) and node.returns.id == "object"
 
 
 def nominal_hooks(contract: Contract) -> dict[str, str]:
@@ -584,10 +632,12 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         }
     members: dict[str, tuple[str, ...]] = {}
     whole: set[str] = set()
+    discarded = discarded_values(contract)
     for protocol, wanted in required.items():
         defined = [m.name for m in protocol_definitions(protocol, pin)]
         members[protocol] = tuple(name for name in defined if name in wanted)
-        if set(members[protocol]) == set(defined):
+        dropped = discarded.get(protocol, frozenset())
+        if set(members[protocol]) == set(defined) and not _narrower_than_used(protocol, pin, members[protocol], dropped):
             whole.add(protocol)
     every_definition = {m.name for m in protocol_definitions(ProtocolName.SPEC_WORKER)}
     presence = tuple(sorted(required[ProtocolName.SPEC_WORKER] - every_definition))
@@ -630,6 +680,7 @@ def release_terms(contract: Contract | None) -> ReleaseTerms:
         overlap_flag=contract.overlap_flag,
         overlap_flag_default=contract.overlap_flag_default,
         algorithm_sites=_algorithm_sites(contract),
+        discarded=discarded,
     )
 
 

@@ -38,6 +38,9 @@ class Wrong(enum.Enum):
     SIGNATURE = "signature"
     #: A property's type is not the one sglang reads.
     TYPE = "type"
+    #: A method sglang calls as a statement, never awaiting it, returns an
+    #: awaitable (an ``async def``): the call makes a coroutine, the body never runs.
+    ASYNC = "async"
     #: The class cannot be used as ``draft_worker_cls``.
     FACTORY = "factory"
     #: A member does not match, as the whole-protocol line (or a presence line) says.

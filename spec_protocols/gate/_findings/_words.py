@@ -199,6 +199,7 @@ _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
     Wrong.MISSING: _missing,
     Wrong.SIGNATURE: _composed("signature does not match"),
     Wrong.TYPE: _composed("type does not match"),
+    Wrong.ASYNC: _composed("async where sglang does not await it: the call makes a coroutine and its body never runs"),
     Wrong.FACTORY: _composed("build_draft_tp_worker cannot use it as draft_worker_cls"),
     Wrong.MISMATCH: _composed("does not match"),
     Wrong.PROTOCOL: lambda f: (
@@ -248,6 +249,8 @@ def change(finding: AnyFinding) -> str | None:
         return f"define {finding.member}" + (" with the expected signature" if finding.expected else "")
     if finding.wrong is Wrong.ABSTRACT and finding.detail:
         return f"implement {finding.detail}"
+    if finding.wrong is Wrong.ASYNC and finding.member:
+        return f"make {finding.member} a plain def (sglang calls it without await)"
     if finding.wrong in _SIGNATURE_WRONGS and finding.expected and finding.got is not None and finding.got.definition:
         return _signature_change(finding.expected, finding.got.definition)
     return None

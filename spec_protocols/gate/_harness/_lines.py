@@ -28,7 +28,12 @@ per member
     ``(...) -> Any`` and the member is ``unverified``); for a property,
     ``_t: T = w.member``. For a release outside the supported range the
     method's signature is the protocol's as that release calls it
-    (:attr:`ReleaseTerms.call_shapes`, :func:`_as_called`).
+    (:attr:`ReleaseTerms.call_shapes`, :func:`_as_called`). A method whose
+    value the release never uses (:attr:`ReleaseTerms.discarded`) is held to
+    an ``object`` result (:func:`as_discarded`) and gets two lines of its
+    own: ``_w: _Awaiting = w.member`` (a coroutine function passes it, so
+    it must error) and ``_r: _Resulting = w.member`` (must error, or the
+    result is ``Any`` and the first line tells nothing).
 ``registered`` (a class with registrations, or a built-in worker: :func:`~spec_protocols.gate._roles.class_terms`)
     A spec worker member whose calls differ by scheduler branch is checked
     against each call the branches its registration selects make
@@ -81,6 +86,7 @@ from spec_protocols.gate._harness._protocol_source import (
     CallbackNames,
     annotation_names,
     as_called,
+    as_discarded,
     check_identifier,
     factory_expected,
     hook_protocols,
@@ -88,6 +94,7 @@ from spec_protocols.gate._harness._protocol_source import (
     hooks_held,
     keyword_parameters,
     protocol_members,
+    returns_object,
 )
 from spec_protocols.gate._harness._regions import ClassRegions, class_regions
 from spec_protocols.gate._model import Check, DiscoveredClass, ProtocolName
@@ -125,6 +132,8 @@ class LineKind(enum.Enum):
     MEMBER_ANY = "member_any"  # canary: the member on the class object must not be Any
     MEMBER_GRADUAL = "member_gradual"  # canary: a method's signature must not be `(...) -> Any`
     MEMBER_PRESENT = "member_present"  # a member no protocol defines, read on an instance (presence only)
+    MEMBER_AWAITABLE = "member_awaitable"  # must error: a method whose result sglang drops is not a coroutine function
+    MEMBER_RESULT = "member_result"  # canary for MEMBER_AWAITABLE: the method's result must not be Any
     NEEDS = "needs"  # what a kept BaseSpecWorker default uses on the draft worker
     NEEDS_ANY = "needs_any"  # canary: the draft worker those defaults read must not be Any
     CANARY_INSTANCE = "canary_instance"
@@ -189,6 +198,20 @@ class _Gradual(Protocol):
     def __call__(self, a1: _CanaryArg, a2: _CanaryArg, a3: _CanaryArg, a4: _CanaryArg, a5: _CanaryArg, a6: _CanaryArg, a7: _CanaryArg, a8: _CanaryArg, /, *, spec_protocols_canary_kw: _CanaryArg) -> _CanaryResult: ...
 """
 
+#: The types of a dropped result's lines (see the module docstring): any
+#: call that returns an awaitable, and any call that returns a
+#: ``_CanaryResult`` (``*args: Any, **kwargs: Any`` is ``...`` to both checkers).
+_DROPPED_RESULT_TYPES = """\
+class _Awaited(Protocol):
+    def __await__(self) -> Any: ...
+
+class _Awaiting(Protocol):
+    def __call__(self, *args: Any, **kwargs: Any) -> _Awaited: ...
+
+class _Resulting(Protocol):
+    def __call__(self, *args: Any, **kwargs: Any) -> _CanaryResult: ...
+"""
+
 
 #: The class whose defaults a worker may keep, and so inherit their needs.
 BASE_SPEC_WORKER = "sglang.srt.speculative.base_spec_worker.BaseSpecWorker"
@@ -240,8 +263,10 @@ def build_harness(
             out.emit(f"import {module} as _s{index}", LineTag(LineKind.SITE, site_target))
 
     callbacks = bound.callbacks() + hook_protocols(terms)
-    head, lacking = _head([_CANARY_TYPES, *callbacks, *out.lines], frozenset(absent or {}))
+    head, lacking = _head([_CANARY_TYPES, _DROPPED_RESULT_TYPES, *callbacks, *out.lines], frozenset(absent or {}))
     head += _CANARY_TYPES.splitlines()
+    head.append("")
+    head += _DROPPED_RESULT_TYPES.splitlines()
     head.append("")
     head += callbacks
     text = "\n".join([*head, *out.lines]) + "\n"
@@ -269,10 +294,12 @@ def _definitions(
     definitions: dict[str, dict[str, ProtocolMember]] = {}
     for protocol in sorted({*held, ProtocolName.DRAFT_WORKER, *terms.nominal_hooks.values(), *turned_on}):
         shapes = terms.call_shapes.get(protocol, {})
-        definitions[protocol] = {
-            m.name: as_called(m, shapes[m.name]) if m.name in shapes and not m.is_property else m
+        dropped = terms.discarded.get(protocol, frozenset())
+        called = (
+            as_called(m, shapes[m.name]) if m.name in shapes and not m.is_property else m
             for m in protocol_members(protocol, terms.pin)
-        }
+        )
+        definitions[protocol] = {m.name: as_discarded(m) if m.name in dropped and not m.is_property else m for m in called}
     return definitions
 
 
@@ -456,6 +483,11 @@ class _ClassLines:
                 self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
             )
             self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
+        if returns_object(member):
+            # sglang drops the result, so any will do but a coroutine's: the
+            # call would only make one, and the body would never run.
+            self.emit(f"    _w{n}_{p}: _Awaiting = w.{name}", self.tag(LineKind.MEMBER_AWAITABLE, check, name, expected=written))
+            self.emit(f"    _r{n}_{p}: _Resulting = w.{name}", self.tag(LineKind.MEMBER_RESULT, check, name))
 
     def write_factories(self, check: Check) -> None:
         """Each factory the class's registrations register, where the gate can

@@ -30,6 +30,7 @@ __all__ = [
     "annotation_names",
     "sglang_origins",
     "as_called",
+    "as_discarded",
     "bound_signature",
     "check_identifier",
     "factory_expected",
@@ -39,6 +40,7 @@ __all__ = [
     "hooks_held",
     "keyword_parameters",
     "protocol_members",
+    "returns_object",
 ]
 
 
@@ -184,6 +186,22 @@ def as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
     args.vararg = None
     args.kwarg = None
     return ProtocolMember(member.name, member.is_property, ast.fix_missing_locations(fn))
+
+
+def as_discarded(member: ProtocolMember) -> ProtocolMember:
+    """``member`` with ``object`` for its result: the release makes every call
+    of it as a statement (:attr:`ReleaseTerms.discarded`), so whatever it
+    returns is dropped. That a coroutine is an ``object`` too is what the
+    harness's own line for such a member refuses (``LineKind.MEMBER_AWAITABLE``)."""
+    fn = copy.deepcopy(member.node)
+    fn.returns = ast.Name(id="object")
+    return ProtocolMember(member.name, member.is_property, ast.fix_missing_locations(fn))
+
+
+def returns_object(member: ProtocolMember) -> bool:
+    """Whether ``member`` is a method whose result is typed ``object``: one a coroutine function would satisfy."""
+    returns = member.node.returns
+    return not member.is_property and isinstance(returns, ast.Name) and returns.id == "object"
 
 
 def _call(factory: str) -> ProtocolMember:
