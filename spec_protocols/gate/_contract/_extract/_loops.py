@@ -46,7 +46,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -71,9 +71,9 @@ _FUNCTION = Roots(scheduler_self=False)
 class _Graph:
     """Calls between the scheduler side's functions, by bare name."""
 
-    #: callee -> (caller, the branch the call's own conditions put it on ("" for
-    #: none), who those conditions skip, the server flags they hold behind).
-    callers: defaultdict[str, list[tuple[str, str, Skips, Flags]]] = field(default_factory=lambda: defaultdict(list))
+    #: callee -> (caller, where the call's own conditions put it: its branch
+    #: ("" for none), who they skip, the server flags they hold behind).
+    callers: defaultdict[str, list[tuple[str, _Where]]] = field(default_factory=lambda: defaultdict(list))
     #: Every function of the scheduler side (bare names).
     defined: set[str] = field(default_factory=set[str])
     #: Names used other than as a recorded call (callbacks, getattr, ...): roots.
@@ -128,8 +128,8 @@ def scheduler_paths(tree: ReleaseTree, wanted: Iterable[str] | None = None) -> S
         for name, branches in reach.items()
         if len(branches) == 1 and (asked is None or name in asked)
     }
-    skipped = {name: s for name, s in _skipped(graph, _SKIPS).items() if s and (asked is None or name in asked)}
-    flagged = {name: s for name, s in _skipped(graph, _FLAGS).items() if s and (asked is None or name in asked)}
+    skipped = {name: s for name, s in _skipped(graph, _who_skips).items() if s and (asked is None or name in asked)}
+    flagged = {name: s for name, s in _skipped(graph, _flags_behind).items() if s and (asked is None or name in asked)}
     outside = _named_outside(tree, folders, {*single, *skipped, *flagged})
     return SchedulerPaths(
         {name: branch for name, branch in single.items() if name not in outside},
@@ -242,6 +242,14 @@ def _scheduler_receiver(value: ast.expr, scope: Scope) -> bool:
     return isinstance(value, ast.Attribute) and value.attr == "scheduler"
 
 
+def _who_skips(where: _Where) -> frozenset[object]:
+    return frozenset[object](where.skips)
+
+
+def _flags_behind(where: _Where) -> frozenset[object]:
+    return frozenset[object](where.flags)
+
+
 def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, where: _Where, caller: str, calls: set[int]) -> None:
     """Record ``expr``'s calls of scheduler functions as edges, and every other
     use of a name (a callback, a ``getattr`` string) as an escape. ``ast.walk``
@@ -250,10 +258,10 @@ def _calls_in(graph: _Graph, scope: Scope, expr: ast.expr, where: _Where, caller
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and _scheduler_receiver(func.value, scope):
-                graph.callers[func.attr].append((caller, where.branch, where.skips, where.flags))
+                graph.callers[func.attr].append((caller, where))
                 calls.add(id(func))
             elif isinstance(func, ast.Name):
-                graph.callers[func.id].append((caller, where.branch, where.skips, where.flags))
+                graph.callers[func.id].append((caller, where))
                 calls.add(id(func))
         elif isinstance(node, ast.Attribute) and id(node) not in calls:
             graph.escaped.add(node.attr)
@@ -276,23 +284,20 @@ def _reach(graph: _Graph) -> dict[str, frozenset[str]]:
             if callee not in graph.defined:
                 continue
             found = set(reach.get(callee, frozenset()))
-            for caller, branch, _skipped_by, _flags_of in edges:
-                found |= {branch} if branch else reach.get(caller, frozenset())
+            for caller, where in edges:
+                found |= {where.branch} if where.branch else reach.get(caller, frozenset())
             if frozenset(found) != reach.get(callee, frozenset()):
                 reach[callee] = frozenset(found)
                 changed = True
     return reach
 
 
-#: Which of an edge's sets :func:`_skipped` folds: who skips it, or the flags it is behind.
-_SKIPS, _FLAGS = 2, 3
-
-
-def _skipped(graph: _Graph, which: int) -> dict[str, frozenset[object]]:
-    """What every path from a root to each defined function passes: who skips
-    it (``which`` :data:`_SKIPS`) or the server flags it is behind
-    (:data:`_FLAGS`); a root: nothing. A fixed point from the roots down,
-    each function's set only shrinking as more paths reach it."""
+def _skipped(graph: _Graph, which: Callable[[_Where], frozenset[object]]) -> dict[str, frozenset[object]]:
+    """What every path from a root to each defined function passes, as
+    ``which`` reads an edge: who skips it (``_Where.skips``) or the server
+    flags it is behind (``_Where.flags``); a root: nothing. A fixed point
+    from the roots down, each function's set only shrinking as more paths
+    reach it."""
     skipped: dict[str, frozenset[object]] = {
         name: frozenset() for name in graph.defined if name in graph.escaped or not graph.callers.get(name)
     }
@@ -302,7 +307,7 @@ def _skipped(graph: _Graph, which: int) -> dict[str, frozenset[object]]:
         for callee, edges in graph.callers.items():
             if callee not in graph.defined or callee in skipped and not skipped[callee]:
                 continue
-            paths = [frozenset[object](edge[which]) | skipped[edge[0]] for edge in edges if edge[0] in skipped]
+            paths = [which(where) | skipped[caller] for caller, where in edges if caller in skipped]
             if not paths:
                 continue
             found = skipped.get(callee, paths[0])
