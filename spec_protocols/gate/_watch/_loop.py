@@ -15,11 +15,13 @@ through every stage, so that it knows what it read; those files are polled
 (one line, exit 2); a later round that meets bad input (a syntax error in an
 edited file) says so in its place and watching goes on. Ctrl-C ends it with
 exit status 130, SIGTERM with 0; every warm checker is stopped and no child
-process is left behind.
+process is left behind, within :data:`END_WITHIN_S` of the signal whatever
+a checker does.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import sys
@@ -116,18 +118,60 @@ def _covers(watched: WatchSet, path: Path) -> bool:
     return path in watched.files or any(path.is_relative_to(folder) for folder in folders)
 
 
+#: How long the watch may take to end once Ctrl-C or SIGTERM arrives. The
+#: clean end stops each warm checker in turn, each with timeouts of its own;
+#: past this, whatever still holds it (a checker that will not answer, a
+#: thread the interpreter would wait for at exit) is not waited for: every
+#: child and every process naming the watch's folder is ended, and the
+#: process exits with the status the signal asked for.
+END_WITHIN_S = 120.0
+
+
+def _end_hard_after(status: int, root: Path) -> None:
+    """Start the clock of :data:`END_WITHIN_S` (once: a second signal changes nothing)."""
+    if _HARD_END.is_set():
+        return
+    _HARD_END.set()
+
+    def hard() -> None:
+        _say(f"the checkers did not stop within {END_WITHIN_S:g}s of the signal; ending them")
+        end_children(grace=1.0)
+        end_naming(str(root), grace=1.0)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)
+
+    timer = threading.Timer(END_WITHIN_S, hard)
+    timer.daemon = True
+    timer.start()
+
+
+_HARD_END = threading.Event()
+
+
 @contextmanager
-def _signals() -> Generator[None]:
-    """SIGTERM raises :class:`_Terminated` in the main thread while the watch runs."""
+def _signals(root: Path) -> Generator[None]:
+    """While the watch runs: SIGTERM raises :class:`_Terminated` in the main
+    thread, Ctrl-C ``KeyboardInterrupt`` as always; either also starts the
+    clock after which the watch ends hard (:data:`END_WITHIN_S`)."""
 
     def terminated(signum: int, frame: FrameType | None) -> None:
+        _end_hard_after(0, root)
         raise _Terminated
 
-    previous = signal.signal(signal.SIGTERM, terminated)
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        _end_hard_after(INTERRUPTED, root)
+        raise KeyboardInterrupt
+
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, terminated), signal.SIGINT: signal.signal(signal.SIGINT, interrupted)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 class _Session:
@@ -279,7 +323,7 @@ def watch(request: GateRequest, *, fmt: str = "text", include_timings: bool = Tr
     refuse_with_watch(request, output)
     session = _Session(request, fmt, include_timings)
     try:
-        with _signals():
+        with _signals(session.root):
             try:
                 return session.run()
             except KeyboardInterrupt:

@@ -175,11 +175,16 @@ class LspClient:
             os.killpg(self.process.pid, signal.SIGKILL)  # whatever of its group is left
         except (ProcessLookupError, PermissionError):
             pass
-        self.process.wait()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # not its group's leader after all
+        # The reader ends at the end of its stream; closing that stream under
+        # a read still blocked in it would wait for the read.
+        self._reader.join(timeout)
         for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
+            if stream is not None and (stream is self.process.stdin or not self._reader.is_alive()):
                 try:
                     stream.close()
                 except OSError:
                     pass
-        self._reader.join(timeout)
