@@ -2,7 +2,7 @@
 
 A member every call of which the release makes as a statement
 (``ReleaseTerms.discarded``) is held to an ``object`` result in the harness,
-and gets a line that a coroutine function satisfies (``_w: _Awaiting``), which
+and gets a line that a coroutine function satisfies (``_w: _Deferring``), which
 must error, beside a canary that says whether the result is ``Any``
 (``_r: _Resulting``). Read here: which members the contract drops, the lines
 the harness writes, and what a checker's silence on them means. The checkers
@@ -64,10 +64,10 @@ def test_the_harness_holds_a_dropped_result_to_object_and_writes_its_coroutine_l
     assert _returns(callbacks["_SpecWorker__clear_cache_pool"]) == "None"  # not dropped in these terms
     lines = harness.text.splitlines()
     mine = {t.kind: lines[n - 1].strip() for n, t in harness.tags.items() if t.member == "init_cuda_graphs"}
-    assert mine[LineKind.MEMBER_AWAITABLE].endswith(": _Awaiting = w.init_cuda_graphs")
+    assert mine[LineKind.MEMBER_DEFERRED].endswith(": _Deferring = w.init_cuda_graphs")
     assert mine[LineKind.MEMBER_RESULT].endswith(": _Resulting = w.init_cuda_graphs")
     # A member whose result sglang keeps keeps the protocol's type and gets no such line.
-    others = {t.member for t in harness.tags.values() if t.kind is LineKind.MEMBER_AWAITABLE}
+    others = {t.member for t in harness.tags.values() if t.kind is LineKind.MEMBER_DEFERRED}
     assert others == {"init_cuda_graphs", "prewarm_sampling"}  # prewarm_sampling's protocol result is object already
 
 
@@ -98,15 +98,40 @@ def test_a_silent_awaiting_line_with_a_typed_result_is_a_coroutine() -> None:
     assert verdict is Verdict.FAIL
     (problem,) = problems
     assert problem.member == "init_cuda_graphs"
-    assert problem.message.startswith("async where sglang does not await it")
+    # The class's definition was not read here: the words name both ways a body never runs.
+    assert problem.message.startswith("returns a coroutine or a generator where sglang drops the result")
     assert "expected SpecWorker.init_cuda_graphs(self) -> object" in problem.message
 
 
 def test_a_plain_method_errs_on_both_lines_and_passes() -> None:
-    assert _judged({LineKind.MEMBER_AWAITABLE, LineKind.MEMBER_RESULT}) == (Verdict.PASS, ())
+    assert _judged({LineKind.MEMBER_DEFERRED, LineKind.MEMBER_RESULT}) == (Verdict.PASS, ())
 
 
 def test_a_result_the_checker_reads_as_any_says_nothing_about_awaiting() -> None:
     # Both silent: the method returns Any (an unannotated def to mypy), which
     # either line accepts; it is not called a coroutine.
     assert _judged(set()) == (Verdict.PASS, ())
+
+
+def test_what_a_kept_default_needs_of_the_draft_keeps_the_protocols_result() -> None:
+    """``BaseSpecWorker.init_cuda_graphs`` calls ``self.draft_worker.init_cuda_graphs()``
+    as a statement: a DraftWorker-role class is held to ``object`` there (with
+    its own line against coroutines), but a need's line has no such line, so
+    it keeps the protocol's ``None``."""
+    from dataclasses import replace
+
+    from tests.unit.test_contract_terms import BASE, contract, needs, spec_members, use, worker
+
+    dropped = replace(use("init_cuda_graphs", receiver="draft_worker", kind="call"), value_used=False)
+    terms = release_terms(contract("0.5.23", spec_members("0.5.23"), defaults=(needs("init_cuda_graphs", dropped, relies_on=("draft_worker",)),)))
+    assert terms.discarded["DraftWorker"] == {"init_cuda_graphs"}
+    harness = build_harness([worker(ClassRole.SPEC_WORKER, bases=(BASE,))], terms=terms)
+    lines = harness.text.splitlines()
+    (need,) = [lines[n - 1].strip() for n, t in harness.tags.items() if t.kind is LineKind.NEEDS and t.member == "init_cuda_graphs"]
+    assert need == "_n0: _DraftWorker_as_written__init_cuda_graphs = _dw.init_cuda_graphs"
+    callbacks = {c.name: c for c in ast.parse(harness.text).body if isinstance(c, ast.ClassDef)}
+    assert _returns(callbacks["_DraftWorker_as_written__init_cuda_graphs"]) == "None"
+    # In a checker's words, it is the protocol's member.
+    from spec_protocols.gate._checkers._said import plain
+
+    assert plain('"_DraftWorker_as_written__init_cuda_graphs"') == '"DraftWorker.init_cuda_graphs"'

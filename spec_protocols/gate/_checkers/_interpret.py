@@ -114,7 +114,7 @@ _PLAIN = frozenset(
         Wrong.MISSING,
         Wrong.SIGNATURE,
         Wrong.TYPE,
-        Wrong.ASYNC,
+        Wrong.BODY_NEVER_RUNS,
         Wrong.FACTORY,
         Wrong.MISMATCH,
         Wrong.PROTOCOL,
@@ -412,10 +412,10 @@ class _CheckJudge:
         self.notes: list[Finding] = []
         #: (member, canary kind) -> whether the canary fired.
         self.canaries: dict[tuple[str | None, LineKind], bool] = {}
-        #: A dropped result's lines (LineKind.MEMBER_AWAITABLE): member ->
+        #: A dropped result's lines (LineKind.MEMBER_DEFERRED): member ->
         #: (line, tag, whether it errored); and whether its MEMBER_RESULT
         #: canary did (a silent one: the result is Any, and says nothing).
-        self.awaitable: dict[str, tuple[int, LineTag, bool]] = {}
+        self.deferred: dict[str, tuple[int, LineTag, bool]] = {}
         self.result_typed: dict[str, bool] = {}
         #: The constructor line's errors that are not "abstract", with its line and expected call.
         self.constructor: list[tuple[int, Diagnostic]] = []
@@ -439,8 +439,8 @@ class _CheckJudge:
     def read(self, line: int, tag: LineTag, diags: Sequence[Diagnostic]) -> None:
         if tag.kind in (LineKind.MEMBER_ANY, LineKind.MEMBER_GRADUAL):
             self.canaries[(tag.member, tag.kind)] = bool(diags)
-        elif tag.kind is LineKind.MEMBER_AWAITABLE:
-            self.awaitable[tag.member or ""] = (line, tag, bool(diags))
+        elif tag.kind is LineKind.MEMBER_DEFERRED:
+            self.deferred[tag.member or ""] = (line, tag, bool(diags))
         elif tag.kind is LineKind.MEMBER_RESULT:
             self.result_typed[tag.member or ""] = bool(diags)
         elif tag.kind is LineKind.NEEDS_ANY:
@@ -569,19 +569,20 @@ class _CheckJudge:
             blind.append(Finding(wrong, self.checker, member))
         return blind
 
-    def coroutines(self) -> list[Finding]:
-        """The members whose result sglang drops that return an awaitable:
-        their ``_Awaiting`` line was silent while their result is typed (not Any)."""
+    def never_run(self) -> list[Finding]:
+        """The members whose result sglang drops that return a coroutine or a
+        generator (their body never runs): their ``_Deferring`` line was
+        silent while their result is typed (not Any)."""
         return [
-            Finding(Wrong.ASYNC, self.checker, member, line, expected=tag.expected, got=_got(self.cls, member), subject=self.short)
-            for member, (line, tag, errored) in self.awaitable.items()
+            Finding(Wrong.BODY_NEVER_RUNS, self.checker, member, line, expected=tag.expected, got=_got(self.cls, member), subject=self.short)
+            for member, (line, tag, errored) in self.deferred.items()
             if not errored and self.result_typed.get(member, False)
         ]
 
     def judgement(self) -> Judgement:
         # The whole-protocol line repeats what the member lines say; keep it
         # only when it is the sole evidence (it then names no member).
-        found = [*self.found, *self.coroutines(), *self.construction_findings()] or self.whole
+        found = [*self.found, *self.never_run(), *self.construction_findings()] or self.whole
         # What comes from a construct the checker cannot model is a blind spot.
         found = unmodelled(found, self.cls, self.regions)
         failing = [f for f in found if f.wrong is not Wrong.UNMODELLED]

@@ -35,6 +35,7 @@ def summary(message: str) -> str:
 
 #: The names the harness generates, and what to call them instead.
 _HARNESS_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b_([A-Z]\w*?)_as_written__(\w+)\b"), r"\1.\2"),  # the same, as the protocol writes it
     (re.compile(r"\b_([A-Z]\w*?)__(\w+)\b"), r"\1.\2"),  # a member's callback protocol
     (re.compile(rf"\b{SITE_FUNCTION}_\d+(?:_canary)?\b"), "build_draft_tp_worker"),
     (re.compile(r"\b_m\d+\."), ""),  # a module alias

@@ -38,9 +38,10 @@ class Wrong(enum.Enum):
     SIGNATURE = "signature"
     #: A property's type is not the one sglang reads.
     TYPE = "type"
-    #: A method sglang calls as a statement, never awaiting it, returns an
-    #: awaitable (an ``async def``): the call makes a coroutine, the body never runs.
-    ASYNC = "async"
+    #: A method sglang calls as a statement returns a coroutine or a generator
+    #: (an ``async def``, a ``yield`` in its body): the call only makes one, so
+    #: the body never runs.
+    BODY_NEVER_RUNS = "body_never_runs"
     #: The class cannot be used as ``draft_worker_cls``.
     FACTORY = "factory"
     #: A member does not match, as the whole-protocol line (or a presence line) says.

@@ -158,6 +158,24 @@ def _abstract(f: Finding) -> str:
     return compose(lead, (), f.expected, None)
 
 
+def _written(f: Finding) -> str | None:
+    """How the class writes the member: ``"async"``, ``"def"`` (a generator,
+    or a method returning an iterator), or None where the gate read no definition."""
+    definition = f.got.definition if f.got is not None else None
+    if not definition:
+        return None
+    return "async" if definition.startswith("async ") else "def"
+
+
+def _never_run_lead(f: Finding) -> str:
+    written = _written(f)
+    if written == "async":
+        return "async where sglang does not await it: the call makes a coroutine and its body never runs"
+    if written == "def":
+        return "a generator where sglang drops the result: the call makes a generator and its body never runs"
+    return "returns a coroutine or a generator where sglang drops the result: its body never runs"
+
+
 def _need(f: Finding) -> str:
     """A problem of a kept BaseSpecWorker default, in the words of that default."""
     said = "; ".join(f.reasons)
@@ -199,7 +217,7 @@ _PHRASES: Mapping[Wrong, Callable[[Finding], str]] = {
     Wrong.MISSING: _missing,
     Wrong.SIGNATURE: _composed("signature does not match"),
     Wrong.TYPE: _composed("type does not match"),
-    Wrong.ASYNC: _composed("async where sglang does not await it: the call makes a coroutine and its body never runs"),
+    Wrong.BODY_NEVER_RUNS: lambda f: compose(_never_run_lead(f), (), f.expected, got_text(f.got)),
     Wrong.FACTORY: _composed("build_draft_tp_worker cannot use it as draft_worker_cls"),
     Wrong.MISMATCH: _composed("does not match"),
     Wrong.PROTOCOL: lambda f: (
@@ -249,8 +267,12 @@ def change(finding: AnyFinding) -> str | None:
         return f"define {finding.member}" + (" with the expected signature" if finding.expected else "")
     if finding.wrong is Wrong.ABSTRACT and finding.detail:
         return f"implement {finding.detail}"
-    if finding.wrong is Wrong.ASYNC and finding.member:
-        return f"make {finding.member} a plain def (sglang calls it without await)"
+    if finding.wrong is Wrong.BODY_NEVER_RUNS and finding.member:
+        written = _written(finding)
+        if written == "async":
+            return f"make {finding.member} a plain def (sglang calls it without await)"
+        if written == "def":
+            return f"make {finding.member} do its work when called: no yield (sglang never iterates what it returns)"
     if finding.wrong in _SIGNATURE_WRONGS and finding.expected and finding.got is not None and finding.got.definition:
         return _signature_change(finding.expected, finding.got.definition)
     return None

@@ -31,9 +31,10 @@ per member
     (:attr:`ReleaseTerms.call_shapes`, :func:`_as_called`). A method whose
     value the release never uses (:attr:`ReleaseTerms.discarded`) is held to
     an ``object`` result (:func:`as_discarded`) and gets two lines of its
-    own: ``_w: _Awaiting = w.member`` (a coroutine function passes it, so
-    it must error) and ``_r: _Resulting = w.member`` (must error, or the
-    result is ``Any`` and the first line tells nothing).
+    own: ``_w: _Deferring = w.member`` (a coroutine function or a generator
+    function passes it: its call runs none of its body; so it must error)
+    and ``_r: _Resulting = w.member`` (must error, or the result is ``Any``
+    and the first line tells nothing).
 ``registered`` (a class with registrations, or a built-in worker: :func:`~spec_protocols.gate._roles.class_terms`)
     A spec worker member whose calls differ by scheduler branch is checked
     against each call the branches its registration selects make
@@ -132,8 +133,8 @@ class LineKind(enum.Enum):
     MEMBER_ANY = "member_any"  # canary: the member on the class object must not be Any
     MEMBER_GRADUAL = "member_gradual"  # canary: a method's signature must not be `(...) -> Any`
     MEMBER_PRESENT = "member_present"  # a member no protocol defines, read on an instance (presence only)
-    MEMBER_AWAITABLE = "member_awaitable"  # must error: a method whose result sglang drops is not a coroutine function
-    MEMBER_RESULT = "member_result"  # canary for MEMBER_AWAITABLE: the method's result must not be Any
+    MEMBER_DEFERRED = "member_deferred"  # must error: a method whose result sglang drops runs its body when called
+    MEMBER_RESULT = "member_result"  # canary for MEMBER_DEFERRED: the method's result must not be Any
     NEEDS = "needs"  # what a kept BaseSpecWorker default uses on the draft worker
     NEEDS_ANY = "needs_any"  # canary: the draft worker those defaults read must not be Any
     CANARY_INSTANCE = "canary_instance"
@@ -199,19 +200,32 @@ class _Gradual(Protocol):
 """
 
 #: The types of a dropped result's lines (see the module docstring): any
-#: call that returns an awaitable, and any call that returns a
+#: call that returns what defers a body (a coroutine, a generator, an async
+#: generator: an awaitable or an iterator), and any call that returns a
 #: ``_CanaryResult`` (``*args: Any, **kwargs: Any`` is ``...`` to both checkers).
 _DROPPED_RESULT_TYPES = """\
 class _Awaited(Protocol):
     def __await__(self) -> Any: ...
 
-class _Awaiting(Protocol):
-    def __call__(self, *args: Any, **kwargs: Any) -> _Awaited: ...
+class _Iterated(Protocol):
+    def __next__(self) -> Any: ...
+
+class _AsyncIterated(Protocol):
+    def __anext__(self) -> Any: ...
+
+class _Deferring(Protocol):
+    def __call__(self, *args: Any, **kwargs: Any) -> _Awaited | _Iterated | _AsyncIterated: ...
 
 class _Resulting(Protocol):
     def __call__(self, *args: Any, **kwargs: Any) -> _CanaryResult: ...
 """
 
+
+#: The key, in a harness's definitions, of ``DraftWorker``'s members as the
+#: protocol writes them, where the release drops some of their results (the
+#: ``DraftWorker`` key then holds those results as ``object``): what the
+#: needs of a kept default are held to.
+DRAFT_AS_WRITTEN = f"{ProtocolName.DRAFT_WORKER}_as_written"
 
 #: The class whose defaults a worker may keep, and so inherit their needs.
 BASE_SPEC_WORKER = "sglang.srt.speculative.base_spec_worker.BaseSpecWorker"
@@ -299,7 +313,13 @@ def _definitions(
             as_called(m, shapes[m.name]) if m.name in shapes and not m.is_property else m
             for m in protocol_members(protocol, terms.pin)
         )
-        definitions[protocol] = {m.name: as_discarded(m) if m.name in dropped and not m.is_property else m for m in called}
+        members = list(called)
+        definitions[protocol] = {m.name: as_discarded(m) if m.name in dropped and not m.is_property else m for m in members}
+        if protocol == ProtocolName.DRAFT_WORKER and dropped:
+            # What a kept default needs of the draft worker keeps the
+            # protocol's result (a need's line has no line of its own to
+            # refuse a coroutine or a generator; ``None`` does).
+            definitions[DRAFT_AS_WRITTEN] = {m.name: m for m in members}
     return definitions
 
 
@@ -484,9 +504,9 @@ class _ClassLines:
             )
             self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
         if returns_object(member):
-            # sglang drops the result, so any will do but a coroutine's: the
-            # call would only make one, and the body would never run.
-            self.emit(f"    _w{n}_{p}: _Awaiting = w.{name}", self.tag(LineKind.MEMBER_AWAITABLE, check, name, expected=written))
+            # sglang drops the result, so any will do but a coroutine's or a
+            # generator's: the call would only make one, and the body never run.
+            self.emit(f"    _w{n}_{p}: _Deferring = w.{name}", self.tag(LineKind.MEMBER_DEFERRED, check, name, expected=written))
             self.emit(f"    _r{n}_{p}: _Resulting = w.{name}", self.tag(LineKind.MEMBER_RESULT, check, name))
 
     def write_factories(self, check: Check) -> None:
@@ -614,7 +634,8 @@ class _ClassLines:
         needs = kept_default_needs(self.terms, cls.overrides, cls.dotted, self.registered.unreached)
         if not needs:
             return
-        draft_members = self.definitions[ProtocolName.DRAFT_WORKER]
+        draft_key = DRAFT_AS_WRITTEN if DRAFT_AS_WRITTEN in self.definitions else ProtocolName.DRAFT_WORKER
+        draft_members = self.definitions[draft_key]
         source = "draft_worker" if "draft_worker" in cls.overrides else "_draft_worker"
         how = f"self.{source}" + ("" if source == "draft_worker" else " (set it in __init__; None when there is none)")
         built = built_drafts(cls, self.others) if source == "_draft_worker" else ()
@@ -632,9 +653,11 @@ class _ClassLines:
             if not built:
                 self.emit(f"    {second}", self.tag(LineKind.NEEDS, check, "draft_worker", need=how))
             for n, need in enumerate(needs):
-                self.write_need(check, n, need, draft_members)
+                self.write_need(check, n, need, draft_key, draft_members)
 
-    def write_need(self, check: Check, n: int, need: DraftNeed, draft_members: Mapping[str, ProtocolMember]) -> None:
+    def write_need(
+        self, check: Check, n: int, need: DraftNeed, draft_key: str, draft_members: Mapping[str, ProtocolMember]
+    ) -> None:
         """The line of one need of a kept default (``kept_default_needs``), read on ``_dw`` in the block above it."""
         member, default, via = need.member, need.default, need.via
         check_identifier(member, "member name")
@@ -655,7 +678,7 @@ class _ClassLines:
             assert definition.node.returns is not None
             line = f"        _n{n}: {ast.unparse(definition.node.returns)} = _dw.{member}"
         else:
-            line = f"        _n{n}: {self.bound[(ProtocolName.DRAFT_WORKER, member)]} = _dw.{member}"
+            line = f"        _n{n}: {self.bound[(draft_key, member)]} = _dw.{member}"
         claim = flags_claim(need.flags) if need.flags else None
         self.emit(line, self.tag(LineKind.NEEDS, check, default, need=words, claim=claim))
 

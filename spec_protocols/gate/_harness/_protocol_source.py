@@ -191,8 +191,9 @@ def as_called(member: ProtocolMember, shape: CallShape) -> ProtocolMember:
 def as_discarded(member: ProtocolMember) -> ProtocolMember:
     """``member`` with ``object`` for its result: the release makes every call
     of it as a statement (:attr:`ReleaseTerms.discarded`), so whatever it
-    returns is dropped. That a coroutine is an ``object`` too is what the
-    harness's own line for such a member refuses (``LineKind.MEMBER_AWAITABLE``)."""
+    returns is dropped. That a coroutine or a generator is an ``object`` too
+    is what the harness's own line for such a member refuses
+    (``LineKind.MEMBER_DEFERRED``)."""
     fn = copy.deepcopy(member.node)
     fn.returns = ast.Name(id="object")
     return ProtocolMember(member.name, member.is_property, ast.fix_missing_locations(fn))
