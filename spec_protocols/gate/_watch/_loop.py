@@ -147,9 +147,22 @@ def _end_hard_after(status: int, root: Path) -> None:
     timer = threading.Timer(END_WITHIN_S, hard)
     timer.daemon = True
     timer.start()
+    _HARD_END_TIMERS.append(timer)
+
+
+def _stand_down() -> None:
+    """The clean end is over: no hard end, unless a thread the interpreter
+    would wait for at exit (a checker's worker still blocked) is alive."""
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return
+    for timer in _HARD_END_TIMERS:
+        timer.cancel()
+    _HARD_END_TIMERS.clear()
+    _HARD_END.clear()
 
 
 _HARD_END = threading.Event()
+_HARD_END_TIMERS: list[threading.Timer] = []
 
 
 @contextmanager
@@ -334,6 +347,7 @@ def watch(request: GateRequest, *, fmt: str = "text", include_timings: bool = Tr
         # Signals that arrive while the checkers are being stopped change nothing.
         with _ignoring_signals():
             session.close()
+        _stand_down()
 
 
 @contextmanager
