@@ -122,6 +122,13 @@ class ProtocolMember:
     is_property: bool
     node: ast.FunctionDef
 
+    @property
+    def returns_object(self) -> bool:
+        """Whether it is a method whose result is typed ``object``: one a
+        coroutine function or a generator function would satisfy."""
+        returns = self.node.returns
+        return not self.is_property and isinstance(returns, ast.Name) and returns.id == "object"
+
 
 _PROTOCOLS_FILE = Path(__file__).resolve().parent / "_protocols.py"
 

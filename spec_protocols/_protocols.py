@@ -14,8 +14,8 @@ Three rules shape the signatures:
 * A method whose result no caller reads returns ``None``, not ``object``:
   a coroutine is an ``object``, so ``-> object`` would let an ``async def``
   implementation pass, and its body would never run. (The gate holds such a
-  result to ``object`` and refuses a coroutine function on a line of its
-  own, which a plain annotation cannot: see ``ReleaseTerms.discarded``.)
+  result to ``object`` and refuses a coroutine or a generator function on
+  a line of its own, which a plain annotation cannot: see ``ReleaseTerms.discarded``.)
 
 Where the real workers legitimately differ, the difference is a separate,
 optional *capability* protocol (:class:`SupportsGrammarOverlap`,

@@ -59,7 +59,6 @@ supported range.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -345,7 +344,8 @@ def discarded_values(contract: Contract) -> dict[str, frozenset[str]]:
     not discarded. What the protocols say stays the protocols' own (a plain
     ``x: DraftWorker = w`` still wants ``None``, which refuses an ``async
     def``); the gate's harness holds these results to ``object`` and checks
-    the member is not a coroutine function on a line of its own.
+    on a line of its own that the member's call runs its body (no coroutine
+    function, no generator function).
     """
     receivers = {
         ProtocolName.SPEC_WORKER: [u for u in contract.spec_worker if u.receiver == "spec_worker"],
@@ -364,14 +364,10 @@ def _narrower_than_used(protocol: str, pin: str | None, members: tuple[str, ...]
     than the release does, and its whole-protocol line would fail a worker
     sglang runs."""
     return any(
-        m.name in discarded and not m.is_property and not _returns_object(m.node)
+        m.name in discarded and not m.is_property and not m.returns_object
         for m in protocol_definitions(protocol, pin)
         if m.name in members
     )
-
-
-def _returns_object(node: ast.FunctionDef) -> bool:
-    return isinstance(node.returns, ast.Name) and node.returns.id == "object"
 
 
 def nominal_hooks(contract: Contract) -> dict[str, str]:

@@ -95,7 +95,6 @@ from spec_protocols.gate._harness._protocol_source import (
     hooks_held,
     keyword_parameters,
     protocol_members,
-    returns_object,
 )
 from spec_protocols.gate._harness._regions import ClassRegions, class_regions
 from spec_protocols.gate._model import Check, DiscoveredClass, ProtocolName
@@ -503,7 +502,7 @@ class _ClassLines:
                 self.tag(LineKind.MEMBER_SIGNATURE, check, name, expected=written),
             )
             self.emit(f"    _g{n}_{p}: _Gradual = w.{name}", self.tag(LineKind.MEMBER_GRADUAL, check, name))
-        if returns_object(member):
+        if member.returns_object:
             # sglang drops the result, so any will do but a coroutine's or a
             # generator's: the call would only make one, and the body never run.
             self.emit(f"    _w{n}_{p}: _Deferring = w.{name}", self.tag(LineKind.MEMBER_DEFERRED, check, name, expected=written))

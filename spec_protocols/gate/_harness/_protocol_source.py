@@ -40,7 +40,6 @@ __all__ = [
     "hooks_held",
     "keyword_parameters",
     "protocol_members",
-    "returns_object",
 ]
 
 
@@ -197,12 +196,6 @@ def as_discarded(member: ProtocolMember) -> ProtocolMember:
     fn = copy.deepcopy(member.node)
     fn.returns = ast.Name(id="object")
     return ProtocolMember(member.name, member.is_property, ast.fix_missing_locations(fn))
-
-
-def returns_object(member: ProtocolMember) -> bool:
-    """Whether ``member`` is a method whose result is typed ``object``: one a coroutine function would satisfy."""
-    returns = member.node.returns
-    return not member.is_property and isinstance(returns, ast.Name) and returns.id == "object"
 
 
 def _call(factory: str) -> ProtocolMember:
