@@ -17,6 +17,7 @@ from pathlib import Path
 
 from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS, Contract, release_terms
 from spec_protocols.gate._contract._exclusions import excluded, excluded_at
+from spec_protocols.gate._contract._terms import built_in_unreached
 from spec_protocols.gate._roles import class_terms
 
 from tests.unit.test_contract_rules import contract_of
@@ -266,3 +267,103 @@ def test_a_registry_release_s_built_in_factories_and_flags(tmp_path: Path) -> No
     }
     (pool,) = [u for u in contract.uses_of("model_runner") if u.receiver == "spec_worker"]
     assert set(pool.skipped_by) == {(("EAGLE", "EAGLE3"), OVERLAP), (("NGRAM",), "")}
+
+
+SERVER_ARGS_0_5_7 = '''\
+class ServerArgs:
+    def __post_init__(self):
+        if self.model_path.lower() in ["none", "dummy"]:
+            return  # a server with no model skips every check
+        self._handle_speculative_decoding()
+        self._handle_other()
+
+    def _handle_speculative_decoding(self):
+        if self.speculative_algorithm is None:
+            return
+        if self.speculative_algorithm in ("EAGLE", "EAGLE3"):
+            if envs.SGLANG_ENABLE_SPEC_V2.get():
+                self.disable_overlap_schedule = False
+            else:
+                self.disable_overlap_schedule = True
+        if self.speculative_algorithm == "NGRAM":
+            if not self.device.startswith("cuda"):
+                raise ValueError("NGRAM runs on CUDA only")
+            self.disable_overlap_schedule = True
+
+    def _handle_other(self):
+        try:
+            import something
+        except ImportError:
+            pass
+        if self.dllm_algorithm is not None:
+            self.disable_overlap_schedule = True
+'''
+
+SCHEDULER_BUILDS_BODY = """
+def init_model_worker(self):
+    if self.server_args.enable_multi_layer_eagle:
+        if self.enable_overlap:
+            from sglang.srt.speculative.multi_layer_eagle_worker_v2 import MultiLayerEagleWorkerV2
+
+            self.draft_worker = MultiLayerEagleWorkerV2(server_args=self.server_args)
+        else:
+            from sglang.srt.speculative.multi_layer_eagle_worker import MultiLayerEagleWorker
+
+            self.draft_worker = MultiLayerEagleWorker(server_args=self.server_args)
+    else:
+        self.draft_worker = self.spec_algorithm.create_draft_worker(server_args=self.server_args, enable_overlap=self.enable_overlap)
+
+def init_disaggregation(self):
+    if self.draft_worker is None or self.spec_algorithm.is_ngram():
+        pool = None
+    elif self.spec_algorithm.is_eagle() and self.enable_overlap:
+        pool = self.draft_worker.draft_worker.draft_runner
+    else:
+        pool = self.draft_worker.model_runner.token_to_kv_pool
+    self.draft_worker.forward_batch_generation(None)
+"""
+
+
+def test_a_worker_the_scheduler_builds_itself_gets_the_reach_its_path_and_the_server_s_checks_allow(tmp_path: Path) -> None:
+    """0.5.7: ``self.draft_worker = MultiLayerEagleWorkerV2(...)`` under a
+    server flag and ``self.enable_overlap``, outside the registry. ServerArgs
+    always disables overlap for NGRAM, so only EAGLE and EAGLE3 take that
+    branch, and there the scheduler reads the draft runner, never the
+    worker's own ``model_runner``."""
+    files = {
+        **FILES,
+        "srt/speculative/spec_info.py": REGISTRY_SPEC_INFO,
+        "srt/server_args.py": SERVER_ARGS_0_5_7,
+        "srt/speculative/multi_layer_eagle_worker_v2.py": "class MultiLayerEagleWorkerV2:\n    pass\n",
+        "srt/speculative/multi_layer_eagle_worker.py": "class MultiLayerEagleWorker:\n    pass\n",
+    }
+    contract = contract_of(tmp_path, SCHEDULER_BUILDS_BODY, files)
+    reach = {w.name: set(w.reach) for w in contract.built_in_workers}
+    assert reach == {
+        "EAGLEWorkerV2": {("EAGLE", OVERLAP), ("EAGLE3", OVERLAP)},
+        "EAGLEWorker": {("EAGLE", SYNCHRONOUS), ("EAGLE3", SYNCHRONOUS)},
+        "NGRAMWorker": {("NGRAM", SYNCHRONOUS)},  # its overlap pair: refused by ServerArgs
+        "MultiLayerEagleWorkerV2": {("EAGLE", OVERLAP), ("EAGLE3", OVERLAP)},
+        "MultiLayerEagleWorker": {("EAGLE", SYNCHRONOUS), ("EAGLE3", SYNCHRONOUS), ("NGRAM", SYNCHRONOUS)},
+    }
+    site = next(w.site for w in contract.built_in_workers if w.name == "MultiLayerEagleWorkerV2")
+    assert site.function == "Scheduler.init_model_worker"
+    unreached = built_in_unreached(contract, ("model_runner", "forward_batch_generation"))
+    assert "model_runner" in unreached[SPEC + "multi_layer_eagle_worker_v2.MultiLayerEagleWorkerV2"]
+    assert "model_runner" not in unreached.get(SPEC + "multi_layer_eagle_worker.MultiLayerEagleWorker", frozenset())
+
+
+def test_overlap_is_refused_only_where_every_server_that_starts_disables_it(tmp_path: Path) -> None:
+    from spec_protocols.gate._contract._extract._overlap_admitted import overlap_refused
+    from spec_protocols.gate._contract._extract._tree import ReleaseTree
+
+    root = tmp_path / "release"
+    (root / "sglang" / "srt").mkdir(parents=True)
+    (root / "sglang" / "__init__.py").write_text("")
+    (root / "sglang" / "srt" / "server_args.py").write_text(SERVER_ARGS_0_5_7)
+    tree = ReleaseTree(root)
+    # EAGLE: an environment switch decides; NGRAM: always set (its raise starts no server);
+    # STANDALONE: never set here, whatever the dllm branch might do.
+    assert overlap_refused(tree, ["EAGLE", "EAGLE3", "NGRAM", "STANDALONE"]) == frozenset({"NGRAM"})
+    # No ServerArgs: nothing is refused.
+    assert overlap_refused(ReleaseTree(tmp_path / "nowhere"), ["NGRAM"]) == frozenset()

@@ -18,15 +18,33 @@ setting (``enable_overlap = not server_args.disable_overlap_schedule``) as
 the branch says; anything else (``server_args.enable_multi_layer_eagle``)
 may hold either way. 0.5.10 returns ``EAGLEWorkerV2`` only for EAGLE and
 EAGLE3 on the overlap branch and the V1 ``EAGLEWorker`` on the synchronous one.
+
+Some releases also build a worker in the scheduler itself, outside
+``create_worker``: 0.5.7 assigns ``self.draft_worker =
+MultiLayerEagleWorkerV2(...)`` under ``server_args.enable_multi_layer_eagle``
+and ``self.enable_overlap``. Such an assignment, in a class of the scheduler
+side, is read the same way, its reach from the conditions on its path (the
+algorithm as ``self.spec_algorithm.<predicate>()`` asks it).
+
+A reach is then narrowed by what the server's own checks allow
+(:mod:`._overlap_admitted`): an algorithm for which ``ServerArgs`` always
+disables overlap scheduling has no overlap pair (0.5.7's STANDALONE and
+NGRAM). A reach that this would empty is kept whole: the release's checks
+and its builder disagree, and the gate does not pick one.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
+from dataclasses import replace
 
 from spec_protocols.gate._contract._extract._algorithms import Algorithms, registry_calls
+from spec_protocols.gate._contract._extract._overlap_admitted import overlap_refused
+from spec_protocols.gate._contract._extract._scheduler import SCHEDULER_SIDE, is_worker_class
 from spec_protocols.gate._contract._extract._scope import Roots, Scope
-from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, own_nodes
+from spec_protocols.gate._contract._extract._syntax import FunctionNode, exits, functions, last_name, own_nodes, self_attribute
 from spec_protocols.gate._contract._extract._tree import Module, ReleaseTree, find_class
 from spec_protocols.gate._contract._release_contract import OVERLAP, SYNCHRONOUS, BuiltInWorker, Site
 from spec_protocols.gate._source import from_imports, truth_of
@@ -39,7 +57,13 @@ _MAX_HOPS = 3
 _DISABLE_OVERLAP = "disable_overlap_schedule"
 _ENABLE_OVERLAP = "enable_overlap"
 
-#: One condition on a ``return``'s path: the test and the value it has there.
+#: The scheduler's field that holds the spec worker it builds (its
+#: ``model_worker`` is the target worker outside speculative mode).
+_SPEC_FIELD = "draft_worker"
+#: The scheduler's name for the algorithm object whose predicates a path tests.
+_SPEC_ALGORITHM = "spec_algorithm"
+
+#: One condition on a statement's path: the test and the value it has there.
 _Condition = tuple[ast.expr, bool]
 
 
@@ -59,7 +83,16 @@ def built_in_workers(tree: ReleaseTree) -> tuple[BuiltInWorker, ...]:
         _add_returned(tree, module, cls, create, f"{cls.name}.create_worker", None, workers)
     for name, factory in _registered_factories(module):
         _add_returned(tree, module, None, factory, factory.name, name, workers)
-    return tuple(workers.values())
+    _add_scheduler_built(tree, workers)
+    refused = overlap_refused(tree, [m for m in tree.algorithms.members if m != "NONE"])
+    return tuple(_admitted(worker, refused) for worker in workers.values())
+
+
+def _admitted(worker: BuiltInWorker, refused: frozenset[str]) -> BuiltInWorker:
+    """``worker`` less the overlap pairs of the algorithms whose servers
+    always disable overlap scheduling (kept whole when none would be left)."""
+    kept = tuple(pair for pair in worker.reach if not (pair[1] == OVERLAP and pair[0] in refused))
+    return replace(worker, reach=kept) if kept and kept != worker.reach else worker
 
 
 def _add_returned(
@@ -77,27 +110,79 @@ def _add_returned(
     imports, defined = _module_names(module)
     # The function's own imports shadow the module's.
     imports.update(Scope(module, cls, function, where_named, Roots()).imports)
-    paths = dict(_paths(function.body, ()))
+    paths = dict(_paths(function.body, (), _is_return))
     reading = _Reach(tree.algorithms, function)
     returns = sorted((n for n in own_nodes(function) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset))
     for node in returns:
         reach = reading.pairs(paths[node], algorithm) if node in paths else ()
         for name in _returned_names(node.value):
-            if name in imports:
-                where: tuple[str, str] | None = _defining_module(tree, *imports[name])
-            elif name in defined:
-                where = (module.name, name)
-            else:
-                where = None
+            where = _where(tree, module, imports, defined, name)
             if where is not None:
-                worker = BuiltInWorker(where[0], where[1], Site(module.rel, where_named, node.lineno), reach)
-                known = workers.get(worker.dotted)
-                if known is None:
-                    workers[worker.dotted] = worker
-                elif known.reach and reach:  # returned twice: either path
-                    workers[worker.dotted] = BuiltInWorker(known.module, known.name, known.site, tuple(sorted({*known.reach, *reach})))
-                else:
-                    workers[worker.dotted] = BuiltInWorker(known.module, known.name, known.site)
+                _add(workers, BuiltInWorker(where[0], where[1], Site(module.rel, where_named, node.lineno), reach))
+
+
+def _add_scheduler_built(tree: ReleaseTree, workers: dict[str, BuiltInWorker]) -> None:
+    """Add to ``workers`` each class a scheduler-side class builds into its
+    spec worker field itself (``self.draft_worker = Cls(...)``), with its reach."""
+    assigns = re.compile(rf"self\.{_SPEC_FIELD}\s*=\s*\w+\(")
+    for folder in SCHEDULER_SIDE:
+        for module in tree.modules_among(tree.files_under(folder), assigns):
+            imports, defined = _module_names(module)
+            for cls in (n for n in module.run if isinstance(n, ast.ClassDef) and not is_worker_class(n)):
+                for method in functions(cls.body):
+                    where_named = f"{cls.name}.{method.name}"
+                    local = dict(imports)
+                    local.update(Scope(module, cls, method, where_named, Roots()).imports)
+                    reading = _Reach(tree.algorithms, method)
+                    for node, path in _paths(method.body, (), _builds_spec_worker):
+                        assert isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                        where = _where(tree, module, local, defined, last_name(node.value.func))
+                        if where is not None and _defines(tree, *where):
+                            site = Site(module.rel, where_named, node.lineno)
+                            _add(workers, BuiltInWorker(where[0], where[1], site, reading.pairs(path)))
+
+
+def _builds_spec_worker(statement: ast.stmt) -> bool:
+    """``self.draft_worker = Name(...)``."""
+    return (
+        isinstance(statement, ast.Assign)
+        and any(self_attribute(t) == _SPEC_FIELD for t in statement.targets)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Name)
+    )
+
+
+def _is_return(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Return)
+
+
+def _where(
+    tree: ReleaseTree, module: Module, imports: dict[str, tuple[str, str]], defined: set[str], name: str
+) -> tuple[str, str] | None:
+    """Where the class ``name`` (as ``module`` binds it) is defined, or None."""
+    if name in imports:
+        return _defining_module(tree, *imports[name])
+    if name in defined:
+        return (module.name, name)
+    return None
+
+
+def _defines(tree: ReleaseTree, dotted: str, name: str) -> bool:
+    """Whether module ``dotted`` of the release defines class ``name``."""
+    module = tree.module(dotted)
+    return module is not None and any(isinstance(s, ast.ClassDef) and s.name == name for s in module.run)
+
+
+def _add(workers: dict[str, BuiltInWorker], worker: BuiltInWorker) -> None:
+    """Record ``worker``; one built on two paths reaches either path's pairs
+    (every pair when either was not read)."""
+    known = workers.get(worker.dotted)
+    if known is None:
+        workers[worker.dotted] = worker
+    elif known.reach and worker.reach:
+        workers[worker.dotted] = replace(known, reach=tuple(sorted({*known.reach, *worker.reach})))
+    else:
+        workers[worker.dotted] = replace(known, reach=())
 
 
 def _registered_factories(module: Module) -> list[tuple[str, FunctionNode]]:
@@ -114,25 +199,27 @@ def _registered_factories(module: Module) -> list[tuple[str, FunctionNode]]:
     return found
 
 
-def _paths(body: list[ast.stmt], holding: tuple[_Condition, ...]) -> list[tuple[ast.Return, tuple[_Condition, ...]]]:
-    """Every ``return`` directly in ``body`` or its ``if``s, with the
-    conditions that hold where it runs (an ``if`` whose body always leaves
-    makes its test false below it). Loops, ``with`` and ``try`` are entered
-    without a condition of their own."""
-    found: list[tuple[ast.Return, tuple[_Condition, ...]]] = []
+def _paths(
+    body: list[ast.stmt], holding: tuple[_Condition, ...], wanted: Callable[[ast.stmt], bool]
+) -> list[tuple[ast.stmt, tuple[_Condition, ...]]]:
+    """Every ``wanted`` statement directly in ``body`` or its ``if``s, with
+    the conditions that hold where it runs (an ``if`` whose body always
+    leaves makes its test false below it). Loops, ``with`` and ``try`` are
+    entered without a condition of their own."""
+    found: list[tuple[ast.stmt, tuple[_Condition, ...]]] = []
     for statement in body:
-        if isinstance(statement, ast.Return):
+        if wanted(statement):
             found.append((statement, holding))
         elif isinstance(statement, ast.If):
-            found += _paths(statement.body, (*holding, (statement.test, True)))
-            found += _paths(statement.orelse, (*holding, (statement.test, False)))
+            found += _paths(statement.body, (*holding, (statement.test, True)), wanted)
+            found += _paths(statement.orelse, (*holding, (statement.test, False)), wanted)
             if exits(statement.body) and not statement.orelse:
                 holding = (*holding, (statement.test, False))
         elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)):
             for field_name in ("body", "orelse", "finalbody"):
-                found += _paths(getattr(statement, field_name, []), holding)
+                found += _paths(getattr(statement, field_name, []), holding, wanted)
             for handler in getattr(statement, "handlers", []):
-                found += _paths(handler.body, holding)
+                found += _paths(handler.body, holding, wanted)
     return found
 
 
@@ -170,7 +257,21 @@ class _Reach:
             return branch == OVERLAP
         if isinstance(expr, ast.Name) and expr.id in self.bound:
             return self.value(self.bound[expr.id], member, branch, depth + 1)
-        return self.algorithms.holds(expr, member)
+        asked = _asked_of_algorithm(expr)
+        return self.algorithms.holds(asked if asked is not None else expr, member)
+
+
+def _asked_of_algorithm(expr: ast.expr) -> ast.expr | None:
+    """``self.spec_algorithm.is_eagle()`` (the scheduler asking its algorithm
+    object) in the enum's own terms, ``self.is_eagle()``; None for anything else."""
+    if (
+        isinstance(expr, ast.Call)
+        and not expr.args
+        and isinstance(expr.func, ast.Attribute)
+        and last_name(expr.func.value) == _SPEC_ALGORITHM
+    ):
+        return ast.Call(ast.Attribute(ast.Name("self", ast.Load()), expr.func.attr, ast.Load()), [], [])
+    return None
 
 
 def _module_names(module: Module) -> tuple[dict[str, tuple[str, str]], set[str]]:
