@@ -21,6 +21,7 @@ __all__ = [
     "CheckerSkip",
     "ClassRole",
     "DEFAULT_SPEC_CLASS",
+    "Delegation",
     "DiscoveredClass",
     "Discovery",
     "GateError",
@@ -203,6 +204,21 @@ class MemberDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class Delegation:
+    """A ``__getattr__`` that hands every name it is asked on to one
+    attribute (``return getattr(self.target_worker, name)``), read from the
+    source (:mod:`spec_protocols.gate._discovery._delegation`)."""
+
+    #: The attribute it delegates to (``target_worker``).
+    attribute: str
+    #: The dotted name of the class that attribute holds, as annotated.
+    holds: str
+    #: What an instance of that class has: its members and the attributes
+    #: its ``__init__`` sets.
+    members: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class Registration:
     """One registration through which sglang builds a class, read from the
     plugin's source: ``SpeculativeAlgorithm.register(name, **flags)`` applied
@@ -313,6 +329,11 @@ class DiscoveredClass:
     #: imported on that release; it fails, whatever a checker made of the
     #: unresolved base (:func:`spec_protocols.gate._verdicts.combine`).
     missing_bases: tuple[tuple[str, str], ...] = ()
+    #: The names an ``__init__`` along its bases binds on ``self``: members an
+    #: instance has that no class body defines.
+    instance_attributes: frozenset[str] = frozenset()
+    #: Its ``__getattr__``, when that delegates to one attribute the gate can read.
+    delegation: Delegation | None = None
 
     def definition(self, name: str | None) -> MemberDefinition | None:
         """The definition a lookup of ``name`` on the class finds; None when

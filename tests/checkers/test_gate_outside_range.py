@@ -153,3 +153,33 @@ def test_a_release_the_index_does_not_have_is_refused_naming_the_newest(gate_env
     assert version_order(newest) >= version_order(NEWEST), err
     assert err.rstrip().endswith(f"supported: {OLDEST} to {NEWEST}"), err
     assert not list(Path(gate_env["SPEC_PROTOCOLS_CACHE_DIR"]).glob("sglang/wheels/sglang-9.9.9*"))
+
+
+#: sglang's own workers that the gate once judged wrongly on a release it reads (issue 27, item 4):
+#: (release, module, {(class, protocol): verdict}).
+OWN_WORKERS: tuple[tuple[str, str, dict[tuple[str, str], str]], ...] = (
+    # Built by the scheduler itself under --enable-multi-layer-eagle, on the
+    # overlap branch, which ServerArgs leaves on for EAGLE/EAGLE3 only: there
+    # init_disaggregation reads the draft runner, never the worker's model_config.
+    ("0.5.7", "multi_layer_eagle_worker_v2", {("MultiLayerEagleWorkerV2", "SpecWorker"): "pass"}),
+    # ... and its V1 sibling on the synchronous branch is a spec worker too.
+    ("0.5.7", "multi_layer_eagle_worker", {("MultiLayerEagleWorker", "SpecWorker"): "pass", ("MultiLayerEagleWorker", "DraftWorker"): "pass"}),
+    # model_runner set in __init__, model_config through __getattr__ from its TpModelWorker.
+    ("0.5.11", "dflash_worker", {("DFlashWorker", "SpecWorker"): "pass"}),
+)
+
+
+@pytest.mark.parametrize(("release", "module", "expected"), OWN_WORKERS, ids=[f"{r}-{m}" for r, m, _ in OWN_WORKERS])
+def test_sglang_s_own_workers_get_their_role_and_a_true_verdict(
+    release: str,
+    module: str,
+    expected: dict[tuple[str, str], str],
+    sglang_release: Callable[[str], SglangSource],
+    gate_env: dict[str, str],
+) -> None:
+    source = sglang_release(release)
+    code, data, err = gate(gate_env, f"sglang.srt.speculative.{module}", "--sglang", str(source.root), "--checker", "mypy", "--checker", "pyright")
+    assert data is not None, err
+    found = {(r["target"].rpartition(".")[2], r["protocol"]): r["verdict"] for r in data["results"]}
+    assert found == expected, json.dumps(data["results"], indent=1)
+    assert code == 0

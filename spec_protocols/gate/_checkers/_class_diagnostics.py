@@ -118,8 +118,26 @@ _CONSTRUCTION = frozenset({Wrong.CONSTRUCTOR, Wrong.FACTORY})
 _BUILDS_WORDS = re.compile(r"return type|incompatible with (?:type|protocol)")
 
 
-def _why(finding: Finding, cls: DiscoveredClass | None, regions: ClassRegions | None) -> str | None:
-    """Why ``finding`` is a construct the checker cannot model (None: it is not)."""
+def _delegated(cls: DiscoveredClass, member: str) -> str:
+    delegation = cls.delegation
+    assert delegation is not None
+    held = delegation.holds.rpartition(".")[2]
+    return (
+        f"the class's __getattr__ gives it from self.{delegation.attribute} (a {held}, which has it), "
+        "and the checker does not follow __getattr__ to check its type"
+    )
+
+
+#: A finding the source itself answers: the member is there, and only its presence is asked.
+_ANSWERED = ""
+
+
+def _why(
+    finding: Finding, cls: DiscoveredClass | None, regions: ClassRegions | None, presence_only: frozenset[str] = frozenset()
+) -> str | None:
+    """Why ``finding`` is a construct the checker cannot model (None: it is
+    not; :data:`_ANSWERED`: the source shows the member is there, and
+    presence is all that is asked of it)."""
     if regions is not None and regions.attrs and finding.wrong in _CONSTRUCTION:
         return _ATTRS
     member = finding.member
@@ -131,18 +149,29 @@ def _why(finding: Finding, cls: DiscoveredClass | None, regions: ClassRegions | 
     if cls is None or cls.definition("__getattr__") is None:
         return None
     if finding.wrong is Wrong.MISSING and cls.definition(member) is None:
+        if cls.delegation is not None and member in cls.delegation.members:
+            return _ANSWERED if member in presence_only else _delegated(cls, member)
         return _GETATTR
     if finding.wrong is Wrong.FACTORY and any(_BUILDS_WORDS.search(r) for r in finding.reasons):
         return _GETATTR
     return None
 
 
-def unmodelled(findings: Sequence[Finding], cls: DiscoveredClass | None, regions: ClassRegions | None) -> list[Finding]:
+def unmodelled(
+    findings: Sequence[Finding],
+    cls: DiscoveredClass | None,
+    regions: ClassRegions | None,
+    presence_only: frozenset[str] = frozenset(),
+) -> list[Finding]:
     """``findings``, each one that comes from a construct the checker cannot
-    model made an :attr:`Wrong.UNMODELLED` blind spot with its reason."""
+    model made an :attr:`Wrong.UNMODELLED` blind spot with its reason. A
+    member held to its presence only (``presence_only``) that a delegating
+    ``__getattr__`` gives is there: its finding is dropped."""
     out: list[Finding] = []
     for finding in findings:
-        why = _why(finding, cls, regions)
+        why = _why(finding, cls, regions, presence_only)
+        if why == _ANSWERED:
+            continue
         if why is None:
             out.append(finding)
         else:

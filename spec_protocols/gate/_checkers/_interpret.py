@@ -423,6 +423,8 @@ class _CheckJudge:
         self.abstract_base = False
         #: The protocol's own words for each member, for the whole-protocol line.
         self.expected: dict[str, str] = {}
+        #: The members held to their presence only (no protocol defines them).
+        self.presence_only: frozenset[str] = frozenset()
 
     def read_all(
         self, mine: Sequence[tuple[int, LineTag]], by_line: Mapping[int, Sequence[Diagnostic]], may_be_abstract: bool
@@ -433,6 +435,7 @@ class _CheckJudge:
             self.abstract_base = True
             self.notes.append(Finding(Wrong.ABSTRACT_BASE, self.checker))
         self.expected = {t.member: t.expected for _, t in mine if t.member is not None and t.expected is not None}
+        self.presence_only = frozenset(t.member for _, t in mine if t.kind is LineKind.MEMBER_PRESENT and t.member)
         for line, tag in mine:
             self.read(line, tag, by_line.get(line, []))
 
@@ -454,12 +457,18 @@ class _CheckJudge:
 
     def read_error(self, line: int, tag: LineTag, diag: Diagnostic) -> None:
         kind = tag.kind
-        if kind is LineKind.MEMBER and (not self.has_getattr or "instance-only attribute" in diag.message):
+        if kind is LineKind.MEMBER and (
+            not self.has_getattr
+            or "instance-only attribute" in diag.message
+            or (self.cls is not None and tag.member in self.cls.instance_attributes)
+        ):
             # The class object: authoritative only for a class with
             # __getattr__ (otherwise the instance lines decide, and an
             # attribute set in __init__ is legitimately absent from the
             # class object). mypy says so outright for instance-only
-            # attributes.
+            # attributes; for pyright, the gate reads the __init__s. Such an
+            # attribute is declared, so the instance lines check it, not
+            # __getattr__.
             return
         if kind in (LineKind.CONSTRUCTOR, LineKind.ABSTRACT):
             self.read_construction(line, tag, diag)
@@ -584,10 +593,10 @@ class _CheckJudge:
         # only when it is the sole evidence (it then names no member).
         found = [*self.found, *self.never_run(), *self.construction_findings()] or self.whole
         # What comes from a construct the checker cannot model is a blind spot.
-        found = unmodelled(found, self.cls, self.regions)
+        found = unmodelled(found, self.cls, self.regions, self.presence_only)
         failing = [f for f in found if f.wrong is not Wrong.UNMODELLED]
         gaps = [f for f in found if f.wrong is Wrong.UNMODELLED]
-        blind = unmodelled(self.blind_members({f.member for f in found}), self.cls, self.regions)
+        blind = unmodelled(self.blind_members({f.member for f in found}), self.cls, self.regions, self.presence_only)
         verdict = Verdict.FAIL if failing else Verdict.UNVERIFIED if gaps or blind else Verdict.PASS
         return Judgement(verdict, (*failing, *gaps, *blind), tuple(self.notes))
 

@@ -18,14 +18,14 @@ from spec_protocols.gate._model import MemberDefinition
 from spec_protocols.gate._source import statements
 from spec_protocols.gate._signatures import describe_statement
 
-__all__ = ["member_definitions"]
+__all__ = ["linearize", "member_definitions"]
 
 # Decorators that add to a definition made earlier in the body rather than
 # replace it: the getter (or the implementation) is what a reader compares.
 _ADDING_DECORATORS = frozenset({"setter", "deleter", "overload"})
 
 
-def _linearize(index: SourceIndex, qualified: str, roots: frozenset[str], depth: int = 0) -> list[str]:
+def linearize(index: SourceIndex, qualified: str, roots: frozenset[str], depth: int = 0) -> list[str]:
     """C3 over the bases the index resolves. A root ends its branch (its own
     bases, ``ABC`` or ``Generic``, define no worker member); an order C3
     cannot merge (the interpreter would refuse the class) falls back to
@@ -33,7 +33,7 @@ def _linearize(index: SourceIndex, qualified: str, roots: frozenset[str], depth:
     if qualified in roots or depth > 40:
         return [qualified]
     bases = index.bases(qualified)
-    sequences = [_linearize(index, b, roots, depth + 1) for b in bases] + [list(bases)]
+    sequences = [linearize(index, b, roots, depth + 1) for b in bases] + [list(bases)]
     order = [qualified]
     while any(sequences):
         sequences = [s for s in sequences if s]
@@ -78,7 +78,7 @@ def member_definitions(index: SourceIndex, qualified: str, roots: frozenset[str]
     that a lookup on the class finds (the nearest in the MRO; within one body
     the last, as at runtime, except a property setter or an overload)."""
     found: dict[str, MemberDefinition] = {}
-    for owner in _linearize(index, qualified, roots):
+    for owner in linearize(index, qualified, roots):
         located = index.class_def(owner)
         if located is None:
             continue

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from spec_protocols.gate._discovery._built import builds_classes
+from spec_protocols.gate._discovery._delegation import delegation, instance_attributes
 from spec_protocols.gate._discovery._decorated import DECORATOR_ROOTS, decorated_roles, own_decorator_lines
 from spec_protocols.gate._discovery._injections import (
     attribute_classes,
@@ -458,6 +459,8 @@ def _describe_classes(index: SourceIndex, picks: _Picks) -> tuple[list[Discovere
                 injected_by=tuple(dict.fromkeys(b for b in picks.injected_by.get(qualified, ()) if b != qualified)),
                 own_decorator_lines=own_decorator_lines(index, module, info.node),
                 missing_bases=picks.missing_bases.get(qualified, ()),
+                instance_attributes=instance_attributes(index, qualified, _ROOTS),
+                delegation=delegation(index, qualified, _ROOTS),
             )
         )
         # The checkers must read, from source, the module of the class, of
