@@ -18,7 +18,8 @@ says what sglang does with what ``forward_batch_generation`` returns on the
 overlap loop: each attribute of the result (and of its draft input) read or
 stored, at its line, under its conditions, read from that release's
 ``run_batch`` with ``ast`` (the replay checker holds a returned value to the
-same list).
+same list), and, from that release's contract, what it does with every
+required member's value (:func:`member_value_uses`).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ from spec_protocols.gate._roles import CAPABILITIES
 
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers._replay._result import Use
+    from spec_protocols.gate._contract import SglangSource
 
-__all__ = ["PROTOCOL_NAMES", "explain", "result_uses"]
+__all__ = ["PROTOCOL_NAMES", "explain", "member_value_uses", "result_uses"]
 
 # Protocols a spec worker satisfies (SpecWorker and the capabilities):
 # SpecWorkerBase's defaults are relevant.
@@ -209,6 +211,29 @@ def result_uses(srt: Path, release: str) -> str:
     for use in uses:
         lines.append(f"  {use.words()}  (sglang/srt/{use.site}{_when(use)})")
     lines.append("  A result that lacks one of the reads fails at its first batch; assert_forward_result checks a real one.")
+    return "\n".join(lines) + "\n"
+
+
+def member_value_uses(source: SglangSource) -> str:
+    """What the release ``source`` does with each required spec worker
+    member's value (a call's result, a read), a line per member, from its
+    contract (:attr:`~spec_protocols.gate._contract.Use.value_uses`)."""
+    from spec_protocols.gate._contract import extract_contract
+    from spec_protocols.gate._contract._contract_formats import value_words
+
+    contract = extract_contract(source)
+    head = f"What sglang {source.release} does with each member's value (every call's result, every read):"
+    lines = [head]
+    required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
+    for member in sorted({u.member for u in required}):
+        uses = [u for u in required if u.member == member]
+        values = [v for u in uses for v in u.value_uses]
+        if all(u.kind == "call" and not u.value_used for u in uses):
+            said = "dropped (a call made as a statement: any return type will do)"
+        else:
+            said = value_words(values)
+        first = min((v.site for v in values), default=uses[0].site)
+        lines.append(f"  {member}: {said}  (sglang/srt/{first.file}:{first.line})")
     return "\n".join(lines) + "\n"
 
 

@@ -254,3 +254,35 @@ def test_the_results_0_5_23_drops_are_held_to_object_and_refused_as_coroutines(c
     # What the scheduler keeps is not dropped.
     assert "forward_batch_generation" not in terms.discarded["SpecWorker"]
     assert not {"SpecWorker", "DraftWorker"} & terms.whole
+
+
+#: What 0.5.23 does with each required member's value (issue 31, item 1), read by hand from its source:
+#: member -> the (kind, detail) pairs that must be found. forward_batch_generation's are those of
+#: Scheduler.run_batch's overlap branch and the batch result processors (managers/scheduler.py:4711-4756).
+VALUE_STUDY_0_5_23: dict[str, set[tuple[str, str]]] = {
+    "forward_batch_generation": {
+        ("attribute", "next_draft_input"),
+        ("attribute", "extra_keep_alive_refs"),
+        ("attribute", "delay_sample_func"),
+        ("attribute", "copy_done="),
+        ("attribute", "next_token_ids"),
+        ("attribute", "logits_output"),
+    },
+    "weight_update_runners": {("operand", "+=")},  # runners += self.draft_worker.weight_update_runners()
+    "preloaded_weights_bytes": {("operand", "+=")},  # Scheduler.init_target_memory_pool
+    "weight_load_time": {("operand", "+")},  # observability/startup_time.py, through the callee
+    "model_runner": {("attribute", "weight_exporter")},  # save_remote_model
+    "last_shared_read_runner": {("attribute", "shared_read_done_event"), ("attribute", "shared_read_done_event=")},
+}
+
+
+def test_what_0_5_23_does_with_each_value_matches_the_study(contract_of: Callable[[str], Contract]) -> None:
+    """Both ways: every required member whose value sglang uses has what is
+    done with it followed (none left blank), and each use the study names is found."""
+    contract = contract_of("0.5.23")
+    required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
+    blank = sorted({u.member for u in required if u.kind != "write" and u.value_used and not u.value_uses})
+    assert blank == [], blank
+    for member, expected in VALUE_STUDY_0_5_23.items():
+        found = {(v.kind, v.detail) for u in required if u.member == member for v in u.value_uses}
+        assert expected <= found, (member, expected - found)

@@ -39,3 +39,64 @@ def test_a_read_has_no_value_key(tmp_path: Path) -> None:
     contract = contract_of(tmp_path, "def f(self):\n    x = self.draft_worker.model_runner\n")
     (read,) = json.loads(contract_json(contract))["spec_worker"]
     assert read["kind"] == "read" and "value" not in read
+
+
+def test_what_sglang_does_with_a_value_is_followed(tmp_path: Path) -> None:
+    """Issue 31, item 1: each used value is followed through locals and into
+    the release's own functions: attributes read and stored, iterated,
+    tested, an operand, passed to a callee the gate cannot read."""
+    contract = contract_of(
+        tmp_path,
+        """
+        def run_batch(self, batch):
+            result = self.draft_worker.forward_batch_generation(batch)
+            result.copy_done = None
+            batch.spec_info = result.next_draft_input
+            if result.delay_sample_func is not None:
+                pass
+            return result
+
+        def select_runners(self):
+            runners = []
+            runners += self.draft_worker.weight_update_runners()
+            return runners
+
+        def init_overlap(self):
+            _walk_all(self.draft_worker.spec_v2_backends)
+            total = self.draft_worker.preloaded_weights_bytes + 1
+            if self.draft_worker.ready:
+                pass
+            remote(self.draft_worker.model_runner)
+        """,
+        {"srt/managers/helpers.py": "def _unused():\n    pass\n"},
+    )
+
+    def said(member: str) -> set[tuple[str, str]]:
+        return {(v.kind, v.detail) for v in only(contract, member).value_uses}
+
+    assert said("forward_batch_generation") == {
+        ("attribute", "copy_done="),
+        ("attribute", "next_draft_input"),
+        ("attribute", "delay_sample_func"),
+        ("value", "Return"),
+    }
+    assert said("weight_update_runners") == {("operand", "+=")}
+    assert said("preloaded_weights_bytes") == {("operand", "+")}
+    assert said("ready") == {("test", "")}
+    assert said("model_runner") == {("value", "remote")}
+    published = {u["member"]: u for u in json.loads(contract_json(contract))["spec_worker"]}
+    assert [v["detail"] for v in published["weight_update_runners"]["value_uses"]] == ["+="]
+
+
+def test_a_value_passed_to_a_function_of_the_release_is_followed_into_it(tmp_path: Path) -> None:
+    contract = contract_of(
+        tmp_path,
+        """
+        def init_overlap(self):
+            from sglang.srt.managers.overlap_utils import decide
+
+            decide(self.draft_worker.spec_v2_backends)
+        """,
+        {"srt/managers/overlap_utils.py": "def decide(backends):\n    return any(b.ready for b in backends)\n"},
+    )
+    assert {(v.kind, v.detail) for v in only(contract, "spec_v2_backends").value_uses} == {("iterate", "")}

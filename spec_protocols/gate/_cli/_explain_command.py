@@ -24,12 +24,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sglang",
         metavar="RELEASE|PATH",
         help="for SpecWorker, read what that release (fetched into the cache) or source tree does with "
-        "forward_batch_generation's result (default: the installed sglang)",
+        "forward_batch_generation's result and with every member's value (default: the installed sglang)",
     )
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
-    from spec_protocols.gate._explanation import explain, result_uses
+    from spec_protocols.gate._explanation import explain, member_value_uses, result_uses
     from spec_protocols.gate._model import ProtocolName
 
     text = explain(args.protocol).rstrip("\n") + "\n"
@@ -41,6 +41,7 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
             text += "\nWhat sglang does with what forward_batch_generation returns: no sglang is installed here; --sglang RELEASE reads it from that release.\n"
         else:
             text += "\n" + result_uses(source.root / "sglang" / "srt", source.release)
+            text += "\n" + member_value_uses(source)
     sys.stdout.write(text)
     return 0
 
@@ -50,7 +51,7 @@ EXPLAIN = Command(
     help="list a protocol's members, their sglang call sites and defaults",
     description="Print each member of a protocol: its signature, the sglang call site it comes "
     "from, and whether SpecWorkerBase gives a default; for SpecWorker, also what sglang does with "
-    "what forward_batch_generation returns.",
+    "what forward_batch_generation returns and with every other member's value.",
     add_arguments=_add_arguments,
     run=_run,
 )

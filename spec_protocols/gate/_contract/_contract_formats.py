@@ -16,6 +16,7 @@ required.
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable, Sequence
 
@@ -23,7 +24,7 @@ from spec_protocols._releases import NEWEST, OLDEST, OLDEST_READABLE
 from spec_protocols.gate._contract._exclusions import EXCLUSIONS, Exclusion, excluded
 from spec_protocols.gate._contract._release_contract import Classification, Contract, DefaultNeeds, Hook, HookUse, ServerFlag, Site, Use
 
-__all__ = ["JSON_VERSION", "contract_json", "contract_markdown", "releases_json", "releases_markdown"]
+__all__ = ["JSON_VERSION", "contract_json", "contract_markdown", "releases_json", "releases_markdown", "value_words"]
 
 #: The layout version of :func:`contract_json`.
 JSON_VERSION = 1
@@ -65,7 +66,12 @@ def _use(use: Use) -> dict[str, object]:
         "branch": use.branch,
         "flags": [_flag(f) for f in use.flags],
         **({"value": "used" if use.value_used else "discarded"} if use.kind == "call" else {}),
+        **({"value_uses": [_value_use(u) for u in use.value_uses]} if use.kind != "write" else {}),
     }
+
+
+def _value_use(use: HookUse) -> dict[str, object]:
+    return {**_fields(use, "kind", "positional", "detail"), "keywords": list(use.keywords), "site": _site(use.site)}
 
 
 def _flag(flag: ServerFlag) -> dict[str, object]:
@@ -80,10 +86,7 @@ def _hook(hook: Hook) -> dict[str, object]:
     return {
         **_fields(hook, "member", "receiver", "lookup", "default", "classification", "branch"),
         "site": _site(hook.site),
-        "uses": [
-            {**_fields(u, "kind", "positional", "detail"), "keywords": list(u.keywords), "site": _site(u.site)}
-            for u in hook.uses
-        ],
+        "uses": [_value_use(u) for u in hook.uses],
     }
 
 
@@ -189,17 +192,18 @@ def _required(contract: Contract) -> list[str]:
         "condition (see its site). A site made only by a server started with a flag the defaults do "
         "not set names it (`only with --enable-metrics`).",
         "",
-        "| member | use | sites |",
-        "|---|---|---|",
+        "| member | use | what sglang does with its value | sites |",
+        "|---|---|---|---|",
     ]
     required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
     for member in sorted({u.member for u in required}):
         uses = [u for u in required if u.member == member]
         shapes = list(dict.fromkeys(_shown(u) for u in uses))
+        values = value_words([v for u in uses for v in u.value_uses])
         sites = "<br>".join(_where(u.site) + _only_with(u.flags) for u in uses)
-        lines.append(f"| {_code(member)} | {_cell('; '.join(shapes))} | {sites} |")
+        lines.append(f"| {_code(member)} | {_cell('; '.join(shapes))} | {_cell(values)} | {sites} |")
     if not required:
-        lines.append("| (none found) | | |")
+        lines.append("| (none found) | | | |")
     return lines
 
 
@@ -326,7 +330,27 @@ def _hook_use(use: HookUse) -> str:
         return "called `(" + ", ".join(["_"] * use.positional + [f"{k}=" for k in use.keywords]) + ")`"
     if use.kind == "attribute":
         return f"`.{use.detail}`"
+    if use.kind == "operand":
+        return f"operand of `{use.detail}`"
+    if use.kind == "value":
+        return _kept(use.detail)
     return use.kind
+
+
+def _kept(detail: str) -> str:
+    """A value kept: returned, stored, held in a container, or passed to a callee the gate could not read."""
+    if detail == "Return":
+        return "returned"
+    if detail == "stored" or not detail:
+        return "stored"
+    if detail[:1].isupper() and isinstance(getattr(ast, detail, None), type):
+        return "kept"  # in a container, a subscript, a starred argument...
+    return f"passed to `{detail}`"
+
+
+def value_words(uses: Sequence[HookUse]) -> str:
+    """What sglang does with a value, in a few words (``"-"``: nothing it was seen to do)."""
+    return ", ".join(dict.fromkeys(_hook_use(u) for u in uses)) or "-"
 
 
 def _hooks(contract: Contract) -> list[str]:
@@ -344,7 +368,7 @@ def _hooks(contract: Contract) -> list[str]:
     ]
     for hook in contract.hooks:
         found = f"getattr(..., {hook.default})" if hook.default else hook.lookup
-        used = ", ".join(dict.fromkeys(_hook_use(u) for u in hook.uses)) or "-"
+        used = value_words(hook.uses)
         lines.append(
             f"| {_code(hook.member)} | {_code(hook.receiver)} | {_cell(_code(found))} | {hook.classification} "
             f"| {_cell(used)} | {_where(hook.site)} |"

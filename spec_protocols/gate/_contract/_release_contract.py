@@ -56,7 +56,7 @@ SYNCHRONOUS = "synchronous"
 #: ``test`` (truth, ``is None``, ``callable(x)``: any value will do),
 #: ``attribute`` (reads or writes :attr:`HookUse.detail` on it),
 #: ``value`` (kept, returned, passed somewhere not followed: nothing asked of it).
-HookUseKind = Literal["call", "iterate", "test", "attribute", "value"]
+HookUseKind = Literal["call", "iterate", "test", "attribute", "operand", "value"]
 Classification = Literal["required", "guarded", "algorithm", "isinstance", "private", "conditional"]
 
 
@@ -192,17 +192,26 @@ class Use:
     #: value any return type satisfies. Published as ``value`` (``used`` /
     #: ``discarded``) for calls.
     value_used: bool = True
+    #: For a call or a read whose value sglang uses: what it does with that
+    #: value, followed through locals and into the functions it is passed to
+    #: (``runners += self.draft_worker.weight_update_runners()``: an operand
+    #: of ``+=``). Published as ``value_uses``.
+    value_uses: tuple[HookUse, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class HookUse:
-    """One thing sglang does with a hook's value (see :data:`HookUseKind`)."""
+    """One thing sglang does with a value it got from a worker: a hook's
+    (:attr:`Hook.uses`) or a member's (:attr:`Use.value_uses`); see
+    :data:`HookUseKind`."""
 
     kind: HookUseKind
     site: Site
     positional: int = 0
     keywords: tuple[str, ...] = ()
-    #: The attribute read or written (``attribute``); what the value is passed to (``value``, ``iterate``).
+    #: The attribute read (``attribute``: ``next_draft_input``) or stored
+    #: (``copy_done=``); the operator (``operand``: ``+``, ``+=``); what the
+    #: value is passed to or kept in (``value``, ``iterate``, ``test``).
     detail: str = ""
 
 

@@ -46,13 +46,13 @@ from spec_protocols.gate._contract._extract._built_in import built_in_workers
 from spec_protocols.gate._contract._extract._classify import finish
 from spec_protocols.gate._contract._extract._constructor_calls import constructor, draft_factory, registry_methods
 from spec_protocols.gate._contract._extract._defaults import defaults
-from spec_protocols.gate._contract._extract._hooks import hooks
+from spec_protocols.gate._contract._extract._hooks import ValueFlow, hooks
 from spec_protocols.gate._contract._extract._loops import SchedulerPaths, scheduler_paths
 from spec_protocols.gate._contract._extract._overlap import overlap_flag, overlap_flag_default
 from spec_protocols.gate._contract._extract._scheduler import walk_scheduler_side
 from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Walker
-from spec_protocols.gate._contract._release_contract import Contract, Use, fewest_flags
+from spec_protocols.gate._contract._release_contract import Contract, HookUse, Site, Use, fewest_flags
 from spec_protocols.gate._contract._release_source import SglangSource
 from spec_protocols.gate._model import GateError
 
@@ -69,7 +69,7 @@ def extract_contract(source: SglangSource) -> Contract:
     for method in registry_methods(tree):
         walker.want("registry", method)
     walk_scheduler_side(tree, walker)
-    uses = finish(walker.raw)
+    uses = _with_value_uses(finish(walker.raw), tree, walker)
     spec_worker = _on_their_loops(uses, scheduler_paths(tree, {u.site.function.rpartition(".")[2] for u in uses}))
     if not spec_worker:
         raise GateError(
@@ -94,6 +94,20 @@ def extract_contract(source: SglangSource) -> Contract:
         overlap_flag=flag,
         overlap_flag_default=overlap_flag_default(tree, flag) if flag is not None else False,
         algorithm=algorithm_object(tree),
+    )
+
+
+def _with_value_uses(uses: tuple[Use, ...], tree: ReleaseTree, walker: Walker) -> tuple[Use, ...]:
+    """``uses``, each with what sglang does with its value (:attr:`Use.value_uses`)."""
+    flow = ValueFlow(tree)
+    followed: dict[tuple[Site, str, str, str], list[HookUse]] = {}
+    for key, node, scope in walker.values:
+        followed.setdefault(key, []).extend(flow.value_uses(node, scope))
+    return tuple(
+        replace(use, value_uses=tuple(dict.fromkeys(found)))
+        if (found := followed.get((use.site, use.member, use.receiver, use.kind)))
+        else use
+        for use in uses
     )
 
 

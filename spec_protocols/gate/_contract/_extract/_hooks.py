@@ -49,7 +49,7 @@ from spec_protocols.gate._contract._extract._tree import ReleaseTree
 from spec_protocols.gate._contract._extract._walker import Lookup
 from spec_protocols.gate._contract._release_contract import Hook, HookUse, Site
 
-__all__ = ["hooks"]
+__all__ = ["ValueFlow", "hooks"]
 
 #: Builtins that iterate an argument (all but ``map`` / ``filter``'s first).
 _ITERATING = frozenset(
@@ -57,13 +57,18 @@ _ITERATING = frozenset(
 )
 #: Builtins that only test their argument: any value will do.
 _TESTING = frozenset({"callable", "bool", "isinstance", "id", "repr", "str", "type"})
+#: How an operator reads in a use's detail.
+_OPERATORS: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+    ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@",
+}
 _ORDER = {"required": 0, "conditional": 1, "private": 2, "guarded": 3, "isinstance": 4, "algorithm": 5}
 
 
 def hooks(tree: ReleaseTree, lookups: Iterable[Lookup]) -> tuple[Hook, ...]:
     """Every lookup's hook, each lookup once (the least restrictive
     classification where the walk reached it twice), in site order."""
-    flow = _Flow(tree)
+    flow = ValueFlow(tree)
     found: dict[tuple[Site, int, str, str], Hook] = {}
     for lookup in lookups:
         site = Site(lookup.scope.module.rel, lookup.scope.qualname, lookup.node.lineno)
@@ -89,7 +94,7 @@ def hooks(tree: ReleaseTree, lookups: Iterable[Lookup]) -> tuple[Hook, ...]:
     return tuple(sorted(found.values(), key=lambda h: (h.site, h.member, h.receiver)))
 
 
-class _Flow:
+class ValueFlow:
     """Follows a value through the functions of one release."""
 
     def __init__(self, tree: ReleaseTree) -> None:
@@ -115,6 +120,12 @@ class _Flow:
             if isinstance(node, ast.Attribute) and node.attr == lookup.member and isinstance(node.ctx, ast.Load):
                 if receiver(node.value, scope) == lookup.receiver:
                     yield from self.uses(node, scope, 0, frozenset())
+
+    def value_uses(self, node: ast.expr, scope: Scope) -> tuple[HookUse, ...]:
+        """What is done with the value of ``node`` (a member's call or read), each use once."""
+        if scope.func is None:
+            return ()
+        return tuple(dict.fromkeys(self.uses(node, scope, 0, frozenset())))
 
     def uses(self, node: ast.expr, scope: Scope, depth: int, seen: frozenset[tuple[int, str]]) -> Iterator[HookUse]:
         """What is done with the value of ``node`` (an expression of ``scope``'s function)."""
@@ -142,7 +153,7 @@ class _Follow:
     how many calls deep, the (function, local) pairs already read, and the
     site of the expression whose value it is."""
 
-    flow: _Flow
+    flow: ValueFlow
     scope: Scope
     depth: int
     seen: frozenset[tuple[int, str]]
@@ -208,7 +219,16 @@ def _in_loop(parent: ast.For | ast.AsyncFor | ast.comprehension, node: ast.expr,
 
 @_used_in.register
 def _in_attribute(parent: ast.Attribute, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
-    yield HookUse("attribute", at.site, detail=parent.attr)
+    """An attribute of it read (``.next_draft_input``) or stored (``.copy_done=``)."""
+    yield HookUse("attribute", at.site, detail=parent.attr + ("=" if isinstance(parent.ctx, ast.Store) else ""))
+
+
+@_used_in.register
+def _in_operand(parent: ast.BinOp | ast.AugAssign, node: ast.expr, at: _Follow) -> Iterator[HookUse]:
+    """``a + value``, ``runners += value``: an operand of that operator (a
+    list's ``+=`` iterates it; a number's ``+`` adds it)."""
+    symbol = _OPERATORS.get(type(parent.op), type(parent.op).__name__)
+    yield HookUse("operand", at.site, detail=symbol + ("=" if isinstance(parent, ast.AugAssign) else ""))
 
 
 @_used_in.register

@@ -85,6 +85,11 @@ class Walker:
         self.discarded: set[int] = set()
         self.calls: list[RecordedCall] = []
         self.registry_calls: list[RecordedCall] = []
+        #: For each use whose value sglang uses (a call's result, a read): the
+        #: use's key (site, member, receiver, kind), the expression whose value
+        #: it is, and where. What is done with it is followed after the walk
+        #: (:class:`~spec_protocols.gate._contract._extract._hooks.ValueFlow`).
+        self.values: list[tuple[tuple[Site, str, str, str], ast.expr, Scope]] = []
         #: Every getattr / hasattr of a member on a receiver (the hooks' lookups).
         self.lookups: list[Lookup] = []
         self.wanted_call: list[tuple[WantedKind, str]] = []
@@ -137,8 +142,13 @@ class Walker:
         conditional: tuple[str, ...] = (),
         never_none: tuple[str, ...] = (),
         value_used: bool = True,
+        value: ast.expr | None = None,
     ) -> None:
-        """Record a use of ``member`` on the receiver ``held`` at ``node``, where ``facts`` hold."""
+        """Record a use of ``member`` on the receiver ``held`` at ``node``,
+        where ``facts`` hold; ``value``: the expression whose value the use
+        gives sglang (the call, for a call), when sglang uses it."""
+        if value is not None and value_used:
+            self.values.append(((Site(scope.module.rel, scope.qualname, node.lineno), member, held, kind), value, scope))
         self.raw.append(
             Raw(
                 member=member,
@@ -423,7 +433,7 @@ def _if_exp(node: ast.IfExp, walker: Walker, scope: Scope, facts: Facts) -> None
 def _attribute(node: ast.Attribute, walker: Walker, scope: Scope, facts: Facts) -> None:
     held = receiver(node.value, scope)
     if held is not None:
-        walker.use(node.attr, held, "read", node, scope, facts)
+        walker.use(node.attr, held, "read", node, scope, facts, value=node)
     _expr(node.value, walker, scope, facts)
 
 
@@ -468,7 +478,7 @@ def _reflective_use(node: ast.Call, builtin: str, walker: Walker, scope: Scope, 
         via = "getattr-default" if len(node.args) >= 3 else "getattr"
     kind: UseKind = "write" if via == "setattr" else "read"
     for member in names_of(node.args[1], scope):
-        walker.use(member, held, kind, node, scope, facts, via=via)
+        walker.use(member, held, kind, node, scope, facts, via=via, value=node if via == "getattr" else None)
         if via != "setattr":
             walker.lookups.append(Lookup(node, scope, facts, held, member, via))
 
@@ -484,6 +494,7 @@ def _member_call(node: ast.Call, func: ast.Attribute, walker: Walker, scope: Sco
         func.attr, held, "call", func, scope, facts,
         positional=positional, keywords=keywords, conditional=conditional, never_none=never,
         value_used=id(node) not in walker.discarded,
+        value=node,
     )
     _expr(func.value, walker, scope, facts)
     return True
