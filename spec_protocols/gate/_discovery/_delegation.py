@@ -113,24 +113,37 @@ def _delegated_attribute(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str | 
     """``attr`` when ``func`` is ``__getattr__(self, name)`` doing only guards
     that raise and ``return getattr(self.attr, name)``."""
     params = func.args.posonlyargs + func.args.args
-    if len(params) != 2:
-        return None
-    name = params[1].arg
     body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if not body:
+    if len(params) != 2 or not body or not all(_raises_only(g) for g in body[:-1]):
         return None
-    *guards, last = body
-    if not all(isinstance(g, ast.If) and not g.orelse and len(g.body) == 1 and isinstance(g.body[0], ast.Raise) for g in guards):
+    last = body[-1]
+    if not isinstance(last, ast.Return) or not _is_getattr_of(last.value, params[1].arg):
         return None
-    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Call)):
-        return None
-    call = last.value
-    if not (isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) == 2 and not call.keywords):
-        return None
-    held, asked = call.args
-    if not (isinstance(asked, ast.Name) and asked.id == name):
-        return None
-    return _self_attribute(held)
+    assert isinstance(last.value, ast.Call)
+    return _self_attribute(last.value.args[0])
+
+
+def _raises_only(statement: ast.stmt) -> bool:
+    """``if <test>: raise ...``, a guard that lets every other name through."""
+    return (
+        isinstance(statement, ast.If)
+        and not statement.orelse
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], ast.Raise)
+    )
+
+
+def _is_getattr_of(value: ast.expr | None, name: str) -> bool:
+    """``getattr(<held>, name)``, with no default."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "getattr"
+        and len(value.args) == 2
+        and not value.keywords
+        and isinstance(value.args[1], ast.Name)
+        and value.args[1].id == name
+    )
 
 
 def _annotation_of(

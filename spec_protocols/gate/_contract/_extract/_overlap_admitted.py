@@ -30,7 +30,9 @@ nothing.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from spec_protocols.gate._contract._extract._syntax import functions, self_attribute, string
@@ -94,47 +96,10 @@ class _Run:
         for statement in body:
             if path.dead:
                 return path
-            path = self.statement(statement, path, depth, returned)
+            path = _step(statement, _At(self, path, depth, returned))
         return path
 
-    def statement(self, node: ast.stmt, path: _Path, depth: int, returned: list[_Path]) -> _Path:
-        if isinstance(node, ast.Raise):
-            return _Path(None, dead=True)
-        if isinstance(node, ast.Return):
-            returned.append(path)
-            return _Path(None, dead=True)
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(self_attribute(t) == _OPTION for t in targets):
-                value = node.value
-                literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
-                return _Path(literal if not isinstance(node, ast.AugAssign) else None)
-            return path
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            called = self_attribute(node.value.func)
-            return self.method(called, path, depth + 1) if called else path
-        if isinstance(node, ast.If):
-            test = truth_of(node.test, self._leaf)
-            if test is True:
-                return self.block(node.body, path, depth, returned)
-            if test is False:
-                return self.block(node.orelse, path, depth, returned)
-            return _join([self.block(node.body, path, depth, returned), self.block(node.orelse, path, depth, returned)])
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            # Zero or more rounds; a loop that sets the option leaves it unknown.
-            once = self.block(node.body, path, depth, returned)
-            return _join([path, once, self.block(node.orelse, path, depth, returned)])
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            return self.block(node.body, path, depth, returned)
-        if isinstance(node, (ast.Try, ast.TryStar)):
-            tried = self.block([*node.body, *node.orelse], path, depth, returned)
-            # A handler starts where the body stopped: before it ran or after it.
-            caught = _join([path, tried])
-            handled = [self.block(h.body, caught, depth, returned) for h in node.handlers]
-            return self.block(node.finalbody, _join([tried, *handled]), depth, returned)
-        return path
-
-    def _leaf(self, expr: ast.expr, _depth: int) -> bool | None:
+    def leaf(self, expr: ast.expr, _depth: int) -> bool | None:
         """A test certain for this algorithm: ``self.speculative_algorithm`` against literals."""
         if self_attribute(expr) == _ALGORITHM:
             return True  # a speculative algorithm is named
@@ -151,6 +116,90 @@ class _Run:
                 return None
             return (self.algorithm in names) is isinstance(op, ast.In)
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class _At:
+    """Where a statement runs: the run, the path so far, how many calls deep,
+    and where the enclosing method's ``return``s collect."""
+
+    run: _Run
+    path: _Path
+    depth: int
+    returned: list[_Path]
+
+    def block(self, body: Sequence[ast.stmt], path: _Path | None = None) -> _Path:
+        return self.run.block(body, self.path if path is None else path, self.depth, self.returned)
+
+
+@functools.singledispatch
+def _step(node: ast.stmt, at: _At) -> _Path:
+    """The path after ``node``: any other statement leaves the option as it was."""
+    return at.path
+
+
+@_step.register
+def _raise(node: ast.Raise, at: _At) -> _Path:
+    return _Path(None, dead=True)  # no server starts
+
+
+@_step.register
+def _return(node: ast.Return, at: _At) -> _Path:
+    at.returned.append(at.path)
+    return _Path(None, dead=True)
+
+
+@_step.register(ast.Assign)
+@_step.register(ast.AnnAssign)
+@_step.register(ast.AugAssign)
+def _store(node: ast.Assign | ast.AnnAssign | ast.AugAssign, at: _At) -> _Path:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if not any(self_attribute(t) == _OPTION for t in targets):
+        return at.path
+    value = node.value
+    literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
+    return _Path(None if isinstance(node, ast.AugAssign) else literal)
+
+
+@_step.register
+def _call(node: ast.Expr, at: _At) -> _Path:
+    """``self.<method>()``: that method's body, run in place."""
+    called = self_attribute(node.value.func) if isinstance(node.value, ast.Call) else None
+    return at.run.method(called, at.path, at.depth + 1) if called else at.path
+
+
+@_step.register
+def _if(node: ast.If, at: _At) -> _Path:
+    test = truth_of(node.test, at.run.leaf)
+    if test is True:
+        return at.block(node.body)
+    if test is False:
+        return at.block(node.orelse)
+    return _join([at.block(node.body), at.block(node.orelse)])
+
+
+@_step.register(ast.For)
+@_step.register(ast.AsyncFor)
+@_step.register(ast.While)
+def _loop(node: ast.For | ast.AsyncFor | ast.While, at: _At) -> _Path:
+    """Zero or more rounds: a loop that sets the option leaves it unknown."""
+    return _join([at.path, at.block(node.body), at.block(node.orelse)])
+
+
+@_step.register(ast.With)
+@_step.register(ast.AsyncWith)
+def _with(node: ast.With | ast.AsyncWith, at: _At) -> _Path:
+    return at.block(node.body)
+
+
+@_step.register(ast.Try)
+@_step.register(ast.TryStar)
+def _try(node: ast.Try | ast.TryStar, at: _At) -> _Path:
+    tried = at.block([*node.body, *node.orelse])
+    # A handler starts where the body stopped: before it ran or after it.
+    caught = _join([at.path, tried])
+    handled = [at.block(h.body, caught) for h in node.handlers]
+    return at.block(node.finalbody, _join([tried, *handled]))
 
 
 def overlap_refused(tree: ReleaseTree, algorithms: Sequence[str]) -> frozenset[str]:
