@@ -239,10 +239,8 @@ register_speculative_algorithm("EAGLE3", worker_cls=_create_eagle_worker, flags=
 register_speculative_algorithm("NGRAM", worker_cls=_create_ngram_worker, flags=("NGRAM",))
 '''
 
-REGISTRY_BODY = """
-def init(self):
-    self.draft_worker = self.spec_algorithm.create_draft_worker(server_args=self.server_args, enable_overlap=self.enable_overlap)
-
+#: 0.5.4.post2-0.5.7's init_disaggregation: EAGLE on the overlap branch reads the draft runner, the rest the worker's model_runner.
+REGISTRY_INIT_DISAGGREGATION = """
 def init_disaggregation(self):
     if self.draft_worker is None or self.spec_algorithm.is_ngram():
         pool = None
@@ -252,6 +250,11 @@ def init_disaggregation(self):
         pool = self.draft_worker.model_runner.token_to_kv_pool
     self.draft_worker.forward_batch_generation(None)
 """
+
+REGISTRY_BODY = """
+def init(self):
+    self.draft_worker = self.spec_algorithm.create_draft_worker(server_args=self.server_args, enable_overlap=self.enable_overlap)
+""" + REGISTRY_INIT_DISAGGREGATION
 
 
 def test_a_registry_release_s_built_in_factories_and_flags(tmp_path: Path) -> None:
@@ -312,16 +315,7 @@ def init_model_worker(self):
             self.draft_worker = MultiLayerEagleWorker(server_args=self.server_args)
     else:
         self.draft_worker = self.spec_algorithm.create_draft_worker(server_args=self.server_args, enable_overlap=self.enable_overlap)
-
-def init_disaggregation(self):
-    if self.draft_worker is None or self.spec_algorithm.is_ngram():
-        pool = None
-    elif self.spec_algorithm.is_eagle() and self.enable_overlap:
-        pool = self.draft_worker.draft_worker.draft_runner
-    else:
-        pool = self.draft_worker.model_runner.token_to_kv_pool
-    self.draft_worker.forward_batch_generation(None)
-"""
+""" + REGISTRY_INIT_DISAGGREGATION
 
 
 def test_a_worker_the_scheduler_builds_itself_gets_the_reach_its_path_and_the_server_s_checks_allow(tmp_path: Path) -> None:
