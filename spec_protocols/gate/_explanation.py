@@ -221,8 +221,11 @@ def member_value_uses(source: SglangSource) -> str:
     from spec_protocols.gate._contract import extract_contract
     from spec_protocols.gate._contract._contract_formats import value_words
 
-    contract = extract_contract(source)
     head = f"What sglang {source.release} does with each member's value (every call's result, every read):"
+    try:
+        contract = extract_contract(source)
+    except GateError as exc:
+        return f"{head}\n  not read: {exc}\n"
     lines = [head]
     required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
     for member in sorted({u.member for u in required}):

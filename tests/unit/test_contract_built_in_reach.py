@@ -361,3 +361,56 @@ def test_overlap_is_refused_only_where_every_server_that_starts_disables_it(tmp_
     assert overlap_refused(tree, ["EAGLE", "EAGLE3", "NGRAM", "STANDALONE"]) == frozenset({"NGRAM"})
     # No ServerArgs: nothing is refused.
     assert overlap_refused(ReleaseTree(tmp_path / "nowhere"), ["NGRAM"]) == frozenset()
+
+
+def _refused(tmp_path: Path, server_args: str, algorithms: tuple[str, ...] = ("EAGLE", "NGRAM")) -> frozenset[str]:
+    from spec_protocols.gate._contract._extract._overlap_admitted import overlap_refused
+    from spec_protocols.gate._contract._extract._tree import ReleaseTree
+
+    root = tmp_path / "release"
+    (root / "sglang" / "srt").mkdir(parents=True, exist_ok=True)
+    (root / "sglang" / "__init__.py").write_text("")
+    (root / "sglang" / "srt" / "server_args.py").write_text(server_args)
+    return overlap_refused(ReleaseTree(root), list(algorithms))
+
+
+NGRAM_OFF = '''\
+class ServerArgs:
+    def __post_init__(self):
+        if self.speculative_algorithm == "NGRAM":
+            self.disable_overlap_schedule = True
+        {after}
+'''
+
+
+def test_what_the_run_cannot_follow_refuses_nothing(tmp_path: Path) -> None:
+    """Each statement after NGRAM's store that may undo it, unread: NGRAM's overlap is not refused."""
+    assert _refused(tmp_path, NGRAM_OFF.format(after="pass")) == {"NGRAM"}
+    undoing = (
+        "for x in self.items:\n            self.disable_overlap_schedule = False\n            break",
+        "try:\n            self.disable_overlap_schedule = False\n            risky()\n        except ValueError:\n            pass",
+        "match self.mode:\n            case 'x':\n                self.disable_overlap_schedule = False",
+        "self.a, self.disable_overlap_schedule = 1, False",
+        "setattr(self, name, False)",
+        "ok = self.check()\n    def check(self):\n        self.disable_overlap_schedule = False\n        return True",
+        "platform.apply_defaults(self)",
+        "self.speculative_algorithm = 'EAGLE'\n        if self.speculative_algorithm == 'EAGLE':\n            self.disable_overlap_schedule = False",
+    )
+    for after in undoing:
+        assert _refused(tmp_path, NGRAM_OFF.format(after=after)) == frozenset(), after
+
+
+def test_a_return_under_a_test_of_the_algorithm_is_a_path(tmp_path: Path) -> None:
+    """An early return that some algorithms take (NGRAM with a flag) keeps
+    the value it has there; one that names no algorithm (a dummy model)
+    skips every check for all and is not judged."""
+    server_args = '''\
+class ServerArgs:
+    def __post_init__(self):
+        if self.model_path == "dummy":
+            return
+        if self.speculative_algorithm == "NGRAM" and self.fast:
+            return
+        self.disable_overlap_schedule = True
+'''
+    assert _refused(tmp_path, server_args) == {"EAGLE"}

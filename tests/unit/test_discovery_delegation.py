@@ -107,3 +107,112 @@ def test_what_cannot_be_read_is_no_delegation(tmp_path: Path) -> None:
     assert delegation(index, "worker.Untyped", NONE) is None
     # No __getattr__ at all.
     assert delegation(index, "held.Held", NONE) is None
+
+
+TRICKY = '''
+from held import Held
+
+
+class AllowList:
+    def __init__(self, target_worker: Held):
+        self.target_worker = target_worker
+
+    def __getattr__(self, name):
+        if name not in ("forward",):
+            raise AttributeError(name)
+        return getattr(self.target_worker, name)
+
+
+class PrivateRefused:
+    def __init__(self, target_worker: Held):
+        self.target_worker = target_worker
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.target_worker, name)
+
+
+class Rebound:
+    def __init__(self, target_worker: Held):
+        self.target_worker = target_worker
+        self.target_worker = None
+
+    def __getattr__(self, name):
+        return getattr(self.target_worker, name)
+
+
+class OverriddenLater:
+    def __init__(self, target_worker: Held):
+        self.target_worker = target_worker
+
+    def __getattr__(self, name):
+        return getattr(self.target_worker, name)
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+class MethodNotProperty:
+    def target(self) -> Held:
+        raise NotImplementedError
+
+    def __getattr__(self, name):
+        return getattr(self.target, name)
+
+
+class Nested:
+    def __init__(self):
+        def later():
+            self.hidden = 1
+        self.shown = 1
+        if self:
+            self.maybe = 1
+        self.declared_only: int
+
+
+class Conditional:
+    def __init__(self, flag: bool):
+        if flag:
+            self.sometimes = 1
+        self.always = 1
+
+
+class HoldsConditional:
+    def __init__(self, inner: Conditional):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+'''
+
+
+def _tricky(tmp_path: Path) -> SourceIndex:
+    index = _index(tmp_path)
+    (tmp_path / "tricky.py").write_text(textwrap.dedent(TRICKY), encoding="utf-8")
+    return SourceIndex([str(tmp_path)], NONE)
+
+
+def test_what_would_make_a_member_look_present_is_not_read_as_a_delegation(tmp_path: Path) -> None:
+    """A guard other than a prefix test, a second store, a later __getattr__
+    that wins, a plain method where a property is needed: no delegation."""
+    index = _tricky(tmp_path)
+    for name in ("AllowList", "Rebound", "OverriddenLater", "MethodNotProperty"):
+        assert delegation(index, f"tricky.{name}", NONE) is None, name
+
+
+def test_a_prefix_guard_keeps_those_names_out(tmp_path: Path) -> None:
+    found = delegation(_tricky(tmp_path), "tricky.PrivateRefused", NONE)
+    assert found is not None
+    assert "forward" in found.members and "_init_config" not in found.members
+
+
+def test_declared_is_not_certain(tmp_path: Path) -> None:
+    """The checkers declare what any own store binds (a conditional one too,
+    never one in a nested function, never a bare annotation); a delegate is
+    credited only with what its __init__ certainly stores."""
+    index = _tricky(tmp_path)
+    assert instance_attributes(index, "tricky.Nested", NONE) == {"shown", "maybe"}
+    found = delegation(index, "tricky.HoldsConditional", NONE)
+    assert found is not None
+    assert "always" in found.members and "sometimes" not in found.members

@@ -341,10 +341,12 @@ def _kept(detail: str) -> str:
     """A value kept: returned, stored, held in a container, or passed to a callee the gate could not read."""
     if detail == "Return":
         return "returned"
+    if detail == "Expr":
+        return "dropped"  # read as a statement of its own
     if detail == "stored" or not detail:
         return "stored"
-    if detail[:1].isupper() and isinstance(getattr(ast, detail, None), type):
-        return "kept"  # in a container, a subscript, a starred argument...
+    if isinstance(getattr(ast, detail, None), type):
+        return "kept"  # in a container, a subscript, a comprehension's test...
     return f"passed to `{detail}`"
 
 
