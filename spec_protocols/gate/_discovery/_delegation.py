@@ -45,6 +45,7 @@ from collections.abc import Iterator, Sequence
 from spec_protocols.gate._discovery._member_definitions import linearize, member_definitions
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex
 from spec_protocols.gate._model import Delegation
+from spec_protocols.gate._source import body_nodes, self_attribute
 
 __all__ = ["delegation", "instance_attributes"]
 
@@ -55,12 +56,6 @@ _FOLLOW_EVERY_BASE: frozenset[str] = frozenset()
 _MAX_CALLS = 3
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _self_attribute(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        return expr.attr
-    return None
 
 
 def _binding(body: Sequence[ast.stmt], name: str) -> ast.stmt | None:
@@ -89,16 +84,6 @@ def _lookup(index: SourceIndex, order: Sequence[str], name: str) -> tuple[int, M
     return None
 
 
-def _own_nodes(func: _Function) -> Iterator[ast.AST]:
-    """The nodes of ``func``'s body, not inside a nested function, class or lambda."""
-    stack: list[ast.AST] = list(func.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-
-
 def _stored(node: ast.AST) -> list[str]:
     """The attributes ``node`` stores a value into on ``self`` (an annotation alone binds nothing)."""
     if isinstance(node, ast.Assign):
@@ -107,12 +92,12 @@ def _stored(node: ast.AST) -> list[str]:
         targets = [node.target]
     else:
         return []
-    return [attr for t in targets if (attr := _self_attribute(t)) is not None]
+    return [attr for t in targets if (attr := self_attribute(t)) is not None]
 
 
 def _self_call(node: ast.AST | None) -> str | None:
     """``m`` for a call ``self.m(...)``."""
-    return _self_attribute(node.func) if isinstance(node, ast.Call) else None
+    return self_attribute(node.func) if isinstance(node, ast.Call) else None
 
 
 def _functions(index: SourceIndex, order: Sequence[str], name: str) -> Iterator[_Function]:
@@ -144,7 +129,7 @@ def instance_attributes(index: SourceIndex, qualified: str, roots: frozenset[str
             continue
         seen.add(name)
         for func in _functions(index, order, name):
-            for node in _own_nodes(func):
+            for node in body_nodes(func.body):
                 found.update(_stored(node))
                 if (called := _self_call(node)) is not None:
                     pending.append((called, depth + 1))
@@ -208,7 +193,7 @@ def _delegated_attribute(func: _Function) -> tuple[str, tuple[str, ...]] | None:
     if not isinstance(last, ast.Return) or not _is_getattr_of(last.value, name):
         return None
     assert isinstance(last.value, ast.Call)
-    attr = _self_attribute(last.value.args[0])
+    attr = self_attribute(last.value.args[0])
     return None if attr is None else (attr, tuple(prefixes))
 
 
@@ -253,7 +238,7 @@ def _annotation_of(index: SourceIndex, order: Sequence[str], attr: str) -> tuple
         located = index.class_def(owner)
         init = _binding(located[1].node.body, "__init__") if located is not None else None
         if located is not None and isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stores += [(located[0], init, n) for n in _own_nodes(init) if isinstance(n, ast.stmt) and attr in _stored(n)]
+            stores += [(located[0], init, n) for n in body_nodes(init.body) if isinstance(n, ast.stmt) and attr in _stored(n)]
     if len(stores) > 1:
         return None  # stored twice: which value it holds is not one annotation
     if stores:

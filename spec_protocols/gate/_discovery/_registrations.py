@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 
 from spec_protocols.gate._discovery._source_index import ModuleSource, SourceIndex
 from spec_protocols.gate._model import Registration
-from spec_protocols.gate._source import absolute_module, dotted_name
+from spec_protocols.gate._source import absolute_module, body_nodes, dotted_name
 
 __all__ = ["REGISTER_FUNCTIONS", "Registered", "registrations"]
 
@@ -93,7 +93,7 @@ class _Scope:
 def _scope_of(module: ModuleSource, body: Iterable[ast.stmt]) -> _Scope:
     """The names ``body`` binds itself (nested functions' bodies excluded)."""
     scope = _Scope()
-    for node in _own_nodes(body):
+    for node in body_nodes(body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.partition(".")[0]
@@ -109,18 +109,6 @@ def _scope_of(module: ModuleSource, body: Iterable[ast.stmt]) -> _Scope:
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             scope.functions[node.name] = node
     return scope
-
-
-def _own_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of ``body``, not descending into nested functions, lambdas or classes (their defs are yielded)."""
-    stack: list[ast.AST] = []
-    stack.extend(reversed([*body]))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 class _Reader:
@@ -180,7 +168,7 @@ class _Reader:
         return self.found
 
     def _walk(self, body: Iterable[ast.stmt], scopes: list[_Scope]) -> None:
-        for node in _own_nodes(body):
+        for node in body_nodes(body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 inner = [*scopes, _scope_of(self.module, node.body)]
                 for decorator in node.decorator_list:
@@ -253,14 +241,14 @@ class _Reader:
         (scheduler.py: maybe_init_draft_worker), so the function takes that
         call, and the class is built by the function."""
         values = [factory.body] if isinstance(factory, ast.Lambda) else [
-            n.value for n in _own_nodes(factory.body) if isinstance(n, ast.Return) and n.value is not None
+            n.value for n in body_nodes(factory.body) if isinstance(n, ast.Return) and n.value is not None
         ]
         for value in values:
             if not isinstance(value, ast.Name) or value.id not in self.top.functions:
                 continue
             builder = self.top.functions[value.id]
             inner = [self.top, _scope_of(self.module, builder.body)]
-            for node in _own_nodes(builder.body):
+            for node in body_nodes(builder.body):
                 if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
                     for built in self.classes_of(node.value.func, inner):
                         yield f"{self.module.name}.{builder.name}", built
@@ -272,7 +260,7 @@ class _Reader:
             inner = scopes
         else:
             inner = [*scopes, _scope_of(self.module, factory.body)]
-            values = [n.value for n in _own_nodes(factory.body) if isinstance(n, ast.Return) and n.value is not None]
+            values = [n.value for n in body_nodes(factory.body) if isinstance(n, ast.Return) and n.value is not None]
         return [c for value in values for c in self.classes_of(value, inner)]
 
     def classes_of(self, expr: ast.expr, scopes: Sequence[_Scope], depth: int = 0) -> list[str]:
@@ -369,7 +357,7 @@ class _SpecClass:
         scopes = [_scope_of(module, module.tree.body), _scope_of(module, node.body)]
         classes: list[str] = []
         bound: list[str] = []
-        for value in (n.value for n in _own_nodes(node.body) if isinstance(n, ast.Return) and n.value is not None):
+        for value in (n.value for n in body_nodes(node.body) if isinstance(n, ast.Return) and n.value is not None):
             classes.extend(self._built(value, scopes, factory_classes, bound))
         return (
             _with(registration, capabilities=capabilities, replaces=not delegates, bound=tuple(dict.fromkeys(bound))),
@@ -403,7 +391,7 @@ def _with(
 
 def _returns_only_false(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether every ``return`` of a predicate is a literal ``False`` (none: it returns ``None``)."""
-    values = [n.value for n in _own_nodes(node.body) if isinstance(n, ast.Return)]
+    values = [n.value for n in body_nodes(node.body) if isinstance(n, ast.Return)]
     return all(v is None or (isinstance(v, ast.Constant) and v.value in (False, None, 0)) for v in values)
 
 

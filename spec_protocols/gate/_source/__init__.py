@@ -8,10 +8,11 @@ Rooms, one job each:
 ``_parse``       a file read and parsed once: its text, its tree, the digest
                  of its bytes; a cache of them for a lenient reader
 ``_names``       names in source: dotted names, relative imports made
-                 absolute, what a ``from`` import binds
+                 absolute, what a ``from`` import binds, ``self.<attr>``
 ``_statements``  the statements a body runs at its own level (the one walker
                  of module and class bodies), with the branches the static
-                 checkers see as false
+                 checkers see as false; the nodes of a body short of
+                 the functions and classes nested in it
 ``_static``      the static truth of a test (``sys.version_info``,
                  ``sys.platform``; ``TYPE_CHECKING`` deliberately unknown)
 
@@ -23,9 +24,9 @@ beside :mod:`~spec_protocols.gate._paths` and the model.
 from __future__ import annotations
 
 from spec_protocols.gate._source._locate import find_module_file, is_module_name, module_locations, module_spec
-from spec_protocols.gate._source._names import absolute_module, assigned, dotted_name, from_imports, package_of
+from spec_protocols.gate._source._names import absolute_module, assigned, dotted_name, from_imports, package_of, self_attribute
 from spec_protocols.gate._source._parse import ParseCache, ParsedFile, parse_file
-from spec_protocols.gate._source._statements import FalseBranch, blocks, statements
+from spec_protocols.gate._source._statements import FalseBranch, blocks, body_nodes, statements
 from spec_protocols.gate._source._static_truth import static_truth, truth_of
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "absolute_module",
     "assigned",
     "blocks",
+    "body_nodes",
     "dotted_name",
     "find_module_file",
     "from_imports",
@@ -43,6 +45,7 @@ __all__ = [
     "module_spec",
     "package_of",
     "parse_file",
+    "self_attribute",
     "static_truth",
     "statements",
     "truth_of",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-__all__ = ["absolute_module", "assigned", "dotted_name", "from_imports", "package_of"]
+__all__ = ["absolute_module", "assigned", "dotted_name", "from_imports", "package_of", "self_attribute"]
 
 
 def dotted_name(expr: ast.expr) -> str | None:
@@ -61,3 +61,10 @@ def assigned(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
         return [node.target]
     return []
+
+
+def self_attribute(expr: ast.AST | None) -> str | None:
+    """``attr`` when ``expr`` is ``self.<attr>``."""
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return expr.attr
+    return None

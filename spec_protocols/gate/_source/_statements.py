@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from spec_protocols.gate._source._static_truth import static_truth
 
-__all__ = ["FalseBranch", "blocks", "statements"]
+__all__ = ["FalseBranch", "blocks", "body_nodes", "statements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +73,15 @@ def statements(body: Iterable[ast.stmt], under: FalseBranch | None = None) -> It
         else:
             for block in blocks(stmt):
                 yield from statements(block, under)
+
+
+def body_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of ``body``, in source order, not descending into nested
+    functions, lambdas or classes (their own nodes are yielded, not their insides)."""
+    stack: list[ast.AST] = list(reversed([*body]))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Sequence
 
+from spec_protocols.gate._source import self_attribute
+
 __all__ = [
     "Definition",
     "FunctionNode",
@@ -85,13 +87,6 @@ def parameters(func: FunctionNode) -> list[str]:
 def positional_parameters(func: FunctionNode) -> list[str]:
     """The parameters of ``func`` a positional argument can fill, in order."""
     return [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
-
-
-def self_attribute(expr: ast.AST) -> str | None:
-    """``attr`` when ``expr`` is ``self.<attr>``."""
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        return expr.attr
-    return None
 
 
 def passes_kwargs(call: ast.AST, name: str) -> bool:
