@@ -227,9 +227,7 @@ def member_value_uses(source: SglangSource) -> str:
     except GateError as exc:
         return f"{head}\n  not read: {exc}\n"
     lines = [head]
-    required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
-    for member in sorted({u.member for u in required}):
-        uses = [u for u in required if u.member == member]
+    for member, uses in contract.required_uses().items():
         values = [v for u in uses for v in u.value_uses]
         if all(u.kind == "call" and not u.value_used for u in uses):
             said = "dropped (a call made as a statement: any return type will do)"

@@ -280,9 +280,9 @@ def test_what_0_5_23_does_with_each_value_matches_the_study(contract_of: Callabl
     """Both ways: every required member whose value sglang uses has what is
     done with it followed (none left blank), and each use the study names is found."""
     contract = contract_of("0.5.23")
-    required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
-    blank = sorted({u.member for u in required if u.kind != "write" and u.value_used and not u.value_uses})
+    required = contract.required_uses()
+    blank = sorted({m for m, uses in required.items() for u in uses if u.kind != "write" and u.value_used and not u.value_uses})
     assert blank == [], blank
     for member, expected in VALUE_STUDY_0_5_23.items():
-        found = {(v.kind, v.detail) for u in required if u.member == member for v in u.value_uses}
+        found = {(v.kind, v.detail) for u in required.get(member, ()) for v in u.value_uses}
         assert expected <= found, (member, expected - found)

@@ -195,9 +195,8 @@ def _required(contract: Contract) -> list[str]:
         "| member | use | what sglang does with its value | sites |",
         "|---|---|---|---|",
     ]
-    required = [u for u in contract.spec_worker if u.classification == "required" and u.receiver == "spec_worker"]
-    for member in sorted({u.member for u in required}):
-        uses = [u for u in required if u.member == member]
+    required = contract.required_uses()
+    for member, uses in required.items():
         shapes = list(dict.fromkeys(_shown(u) for u in uses))
         values = value_words([v for u in uses for v in u.value_uses])
         sites = "<br>".join(_where(u.site) + _only_with(u.flags) for u in uses)

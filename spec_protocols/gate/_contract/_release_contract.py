@@ -380,9 +380,16 @@ class Contract:
     def required_members(self) -> frozenset[str]:
         """The members of the spec worker every algorithm reaches (not those
         of its own draft or target worker: receiver ``spec_worker`` only)."""
-        return frozenset(
-            u.member for u in self.spec_worker if u.classification == "required" and u.receiver == "spec_worker"
-        )
+        return frozenset(self.required_uses())
+
+    def required_uses(self) -> dict[str, tuple[Use, ...]]:
+        """The uses of each member :meth:`required_members` names, members in
+        name order, each member's uses in the order the contract lists them."""
+        found: dict[str, list[Use]] = {}
+        for use in self.spec_worker:
+            if use.classification == "required" and use.receiver == "spec_worker":
+                found.setdefault(use.member, []).append(use)
+        return {member: tuple(found[member]) for member in sorted(found)}
 
     def uses_of(self, member: str) -> tuple[Use, ...]:
         """Every use of one spec-worker member, in file/function order."""
