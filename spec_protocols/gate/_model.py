@@ -213,8 +213,8 @@ class Delegation:
     attribute: str
     #: The dotted name of the class that attribute holds, as annotated.
     holds: str
-    #: What an instance of that class has: its members and the attributes
-    #: its ``__init__`` sets.
+    #: What an instance of that class certainly has: its class bodies'
+    #: members and the attributes its ``__init__`` always sets.
     members: frozenset[str]
 
 

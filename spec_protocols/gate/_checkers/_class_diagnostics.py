@@ -118,7 +118,7 @@ _CONSTRUCTION = frozenset({Wrong.CONSTRUCTOR, Wrong.FACTORY})
 _BUILDS_WORDS = re.compile(r"return type|incompatible with (?:type|protocol)")
 
 
-def _delegated(cls: DiscoveredClass, member: str) -> str:
+def _delegated(cls: DiscoveredClass) -> str:
     delegation = cls.delegation
     assert delegation is not None
     held = delegation.holds.rpartition(".")[2]
@@ -150,7 +150,7 @@ def _why(
         return None
     if finding.wrong is Wrong.MISSING and cls.definition(member) is None:
         if cls.delegation is not None and member in cls.delegation.members:
-            return _ANSWERED if member in presence_only else _delegated(cls, member)
+            return _ANSWERED if member in presence_only else _delegated(cls)
         return _GETATTR
     if finding.wrong is Wrong.FACTORY and any(_BUILDS_WORDS.search(r) for r in finding.reasons):
         return _GETATTR

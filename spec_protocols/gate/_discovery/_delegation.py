@@ -100,18 +100,23 @@ def _self_call(node: ast.AST | None) -> str | None:
     return self_attribute(node.func) if isinstance(node, ast.Call) else None
 
 
-def _functions(index: SourceIndex, order: Sequence[str], name: str) -> Iterator[_Function]:
-    """The ``__init__`` of every class along ``order``; for another name, the one a lookup finds."""
-    if name != "__init__":
-        found = _lookup(index, order, name)
-        if found is not None and isinstance(found[2], (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield found[2]
-        return
+def _inits(index: SourceIndex, order: Sequence[str]) -> Iterator[tuple[ModuleSource, _Function]]:
+    """The ``__init__`` each class along ``order`` defines, with its module."""
     for owner in order:
         located = index.class_def(owner)
-        init = _binding(located[1].node.body, name) if located is not None else None
-        if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield init
+        init = _binding(located[1].node.body, "__init__") if located is not None else None
+        if located is not None and isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield located[0], init
+
+
+def _functions(index: SourceIndex, order: Sequence[str], name: str) -> Iterator[_Function]:
+    """The ``__init__`` of every class along ``order``; for another name, the one a lookup finds."""
+    if name == "__init__":
+        yield from (init for _, init in _inits(index, order))
+        return
+    found = _lookup(index, order, name)
+    if found is not None and isinstance(found[2], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield found[2]
 
 
 def instance_attributes(index: SourceIndex, qualified: str, roots: frozenset[str]) -> frozenset[str]:
@@ -233,12 +238,12 @@ def _is_getattr_of(value: ast.expr | None, name: str) -> bool:
 def _annotation_of(index: SourceIndex, order: Sequence[str], attr: str) -> tuple[ModuleSource, ast.expr] | None:
     """The annotation that says what ``self.<attr>`` holds, with the module
     it is written in: its one store along the ``__init__`` chain, else a ``@property``."""
-    stores: list[tuple[ModuleSource, _Function, ast.stmt]] = []
-    for owner in order:
-        located = index.class_def(owner)
-        init = _binding(located[1].node.body, "__init__") if located is not None else None
-        if located is not None and isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stores += [(located[0], init, n) for n in body_nodes(init.body) if isinstance(n, ast.stmt) and attr in _stored(n)]
+    stores = [
+        (module, init, n)
+        for module, init in _inits(index, order)
+        for n in body_nodes(init.body)
+        if isinstance(n, ast.stmt) and attr in _stored(n)
+    ]
     if len(stores) > 1:
         return None  # stored twice: which value it holds is not one annotation
     if stores:

@@ -107,9 +107,7 @@ def _add_returned(
     """Add to ``workers`` each class ``function`` returns (or returns an
     instance of), with its reach (``algorithm``: the one algorithm the
     function serves, a registered factory's name)."""
-    imports, defined = _module_names(module)
-    # The function's own imports shadow the module's.
-    imports.update(Scope(module, cls, function, where_named, Roots()).imports)
+    imports, defined = _names_seen(module, cls, function, where_named)
     paths = dict(_paths(function.body, (), _is_return))
     reading = _Reach(tree.algorithms, function)
     returns = sorted((n for n in own_nodes(function) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset))
@@ -127,17 +125,15 @@ def _add_scheduler_built(tree: ReleaseTree, workers: dict[str, BuiltInWorker]) -
     assigns = re.compile(rf"self\.{_SPEC_FIELD}\s*=\s*\w+\(")
     for folder in SCHEDULER_SIDE:
         for module in tree.modules_among(tree.files_under(folder), assigns):
-            imports, defined = _module_names(module)
             for cls in (n for n in module.run if isinstance(n, ast.ClassDef) and not is_worker_class(n)):
                 for method in functions(cls.body):
                     where_named = f"{cls.name}.{method.name}"
-                    local = dict(imports)
-                    local.update(Scope(module, cls, method, where_named, Roots()).imports)
+                    imports, defined = _names_seen(module, cls, method, where_named)
                     reading = _Reach(tree.algorithms, method)
                     for node, path in _paths(method.body, (), _builds_spec_worker):
                         assert isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                        where = _where(tree, module, local, defined, last_name(node.value.func))
-                        if where is not None and _defines(tree, *where):
+                        where = _where(tree, module, imports, defined, last_name(node.value.func))
+                        if where is not None and _defines(tree.module(where[0]), where[1]):
                             site = Site(module.rel, where_named, node.lineno)
                             _add(workers, BuiltInWorker(where[0], where[1], site, reading.pairs(path)))
 
@@ -167,9 +163,8 @@ def _where(
     return None
 
 
-def _defines(tree: ReleaseTree, dotted: str, name: str) -> bool:
-    """Whether module ``dotted`` of the release defines class ``name``."""
-    module = tree.module(dotted)
+def _defines(module: Module | None, name: str) -> bool:
+    """Whether ``module`` (of the release) defines class ``name``."""
     return module is not None and any(isinstance(s, ast.ClassDef) and s.name == name for s in module.run)
 
 
@@ -274,6 +269,15 @@ def _asked_of_algorithm(expr: ast.expr) -> ast.expr | None:
     return None
 
 
+def _names_seen(
+    module: Module, cls: ast.ClassDef | None, function: FunctionNode, where_named: str
+) -> tuple[dict[str, tuple[str, str]], set[str]]:
+    """:func:`_module_names` as ``function`` sees them: its own imports shadow the module's."""
+    imports, defined = _module_names(module)
+    imports.update(Scope(module, cls, function, where_named, Roots()).imports)
+    return imports, defined
+
+
 def _module_names(module: Module) -> tuple[dict[str, tuple[str, str]], set[str]]:
     """What ``module``'s import binds: the names it imports (local name ->
     (module, name), the last import of a name winning) and the classes it defines."""
@@ -297,9 +301,7 @@ def _defining_module(tree: ReleaseTree, dotted: str, name: str, hops: int = 0) -
     """Where ``name``, imported from ``dotted``, is defined: a package that
     re-exports it is followed. A module the tree lacks is taken at its word."""
     module = tree.module(dotted)
-    if module is None or hops > _MAX_HOPS:
-        return dotted, name
-    if any(isinstance(stmt, ast.ClassDef) and stmt.name == name for stmt in module.run):
+    if module is None or hops > _MAX_HOPS or _defines(module, name):
         return dotted, name
     for local, source, imported in from_imports(module.run, module.package):
         if local == name:

@@ -121,11 +121,10 @@ class ValueFlow:
                 if receiver(node.value, scope) == lookup.receiver:
                     yield from self.uses(node, scope, 0, frozenset())
 
-    def value_uses(self, node: ast.expr, scope: Scope) -> tuple[HookUse, ...]:
-        """What is done with the value of ``node`` (a member's call or read), each use once."""
-        if scope.func is None:
-            return ()
-        return tuple(dict.fromkeys(self.uses(node, scope, 0, frozenset())))
+    def value_uses(self, node: ast.expr, scope: Scope) -> Iterator[HookUse]:
+        """What is done with the value of ``node`` (a member's call or read)."""
+        if scope.func is not None:
+            yield from self.uses(node, scope, 0, frozenset())
 
     def uses(self, node: ast.expr, scope: Scope, depth: int, seen: frozenset[tuple[int, str]]) -> Iterator[HookUse]:
         """What is done with the value of ``node`` (an expression of ``scope``'s function)."""

@@ -185,8 +185,8 @@ def _expressions(node: ast.stmt) -> list[ast.AST]:
 class _Run:
     """``__post_init__`` run for one algorithm."""
 
-    def __init__(self, methods: dict[str, _Function], effects: _Effects, algorithm: str, unchecked: frozenset[int]) -> None:
-        self.methods = methods
+    def __init__(self, effects: _Effects, algorithm: str, unchecked: frozenset[int]) -> None:
+        self.methods = effects.methods
         self.effects = effects
         self.algorithm = algorithm
         #: The ``return``s of ``__post_init__`` that skip every check whatever the algorithm.
@@ -350,7 +350,7 @@ def overlap_refused(tree: ReleaseTree, algorithms: Sequence[str]) -> frozenset[s
     unchecked = _unchecked_exits(post_init)
     refused: set[str] = set()
     for algorithm in algorithms:
-        end = _Run(methods, effects, algorithm, unchecked).method("__post_init__", _Path(None), 0)
+        end = _Run(effects, algorithm, unchecked).method("__post_init__", _Path(None), 0)
         if not end.dead and end.value is True:
             refused.add(algorithm)
     return frozenset(refused)
