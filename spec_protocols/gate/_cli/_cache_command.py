@@ -39,6 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = ["CACHE", "KINDS", "Holding", "inventory", "kinds_in"]
 
+_HELP = "show what the gate's cache folder holds, by kind, and prune it"
+_DESCRIPTION = (
+    "Show the gate's cache folder: its size, and what it holds by kind (fetched sglang releases, their wheels, the verdict cache, "
+    "the checkers' own caches and views...). --prune deletes what no run reads again; --clear deletes kinds, or all of it."
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Kind:
@@ -401,13 +407,4 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     return 0
 
 
-CACHE = Command(
-    name="cache",
-    help="show what the gate's cache folder holds, by kind, and prune it",
-    description="Show the gate's cache folder: its size, and what it holds by kind (fetched sglang releases, "
-    "their wheels, the verdict cache, the checkers' own caches and views...). --prune deletes what no run reads "
-    "again; --clear deletes kinds, or all of it.",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+CACHE = Command("cache", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)

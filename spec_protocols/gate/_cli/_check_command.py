@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from spec_protocols.gate._checkers import CHECKER_NAMES, default_names
 from spec_protocols.gate._cli._output import say, write
-from spec_protocols.gate._cli._parsing import Command
+from spec_protocols.gate._cli._parsing import Command, add_checker_limits, add_output
 from spec_protocols.gate._model import Verdict
 
 if TYPE_CHECKING:
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from spec_protocols.gate._request import GateOutcome, GateRequest
 
 __all__ = ["CHECK", "remarks", "request_of"]
+
+_HELP = "check workers (the gate)"
+_DESCRIPTION = "Check every spec worker, draft worker and injected draft worker class in TARGET."
 
 _EPILOG = """\
 targets:
@@ -149,8 +152,7 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
         "static checkers only (default: the installed sglang); repeatable: one table over the releases",
     )
     check.add_argument("--no-import", action="store_true", help="never import the target: static checkers only")
-    check.add_argument("--format", choices=list(FORMATS), default="text", help="output format (default: text)")
-    check.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    add_output(check, FORMATS, default="text", written="the report")
     check.add_argument(
         "--baseline",
         type=Path,
@@ -169,20 +171,14 @@ def _add_arguments(check: argparse.ArgumentParser) -> None:
         help="record every current problem in FILE (needs --reason); exit 0 once written",
     )
     check.add_argument("--reason", help="the reason stored with each new --write-baseline entry")
-    check.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
-    check.add_argument("--no-timings", action="store_true", help="leave timings out of the report (stable output)")
-    check.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="run every checker: neither reuse nor store cached verdicts (as $SPEC_PROTOCOLS_NO_CACHE=1 does; "
-        "see 'the verdict cache' below)",
-    )
+    add_checker_limits(check, cache_note=" (as $SPEC_PROTOCOLS_NO_CACHE=1 does; see 'the verdict cache' below)")
     check.add_argument(
         "--watch",
         action="store_true",
         help="check, then check again on every change to a file the verdicts depend on, printing the whole "
         "report each round; Ctrl-C (exit 130) or SIGTERM (exit 0) ends it (see 'watch mode' below)",
     )
+    check.add_argument("--no-timings", action="store_true", help="leave timings out of the report (stable output)")
 
 
 def request_of(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> GateRequest:
@@ -246,11 +242,4 @@ def remarks(outcome: GateOutcome) -> list[str]:
     return lines
 
 
-CHECK = Command(
-    name="check",
-    help="check workers (the gate)",
-    description="Check every spec worker, draft worker and injected draft worker class in TARGET.",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+CHECK = Command("check", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)

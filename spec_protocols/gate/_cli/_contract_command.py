@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spec_protocols.gate._cli._output import write
-from spec_protocols.gate._cli._parsing import Command
+from spec_protocols.gate._cli._parsing import Command, add_output
 from spec_protocols.gate._model import GateError
 
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers import Checker
 
 __all__ = ["CONTRACT"]
+
+_HELP = "derive what an sglang release asks of a worker, from its own source"
+_DESCRIPTION = (
+    "Read an sglang release's source (never importing it) and write its speculative-worker contract: every use of the spec "
+    "worker, classified and located, the constructor and draft-factory keywords, and what BaseSpecWorker's defaults need."
+)
 
 _EPILOG = """\
 what it reads:
@@ -71,8 +76,7 @@ def _add_arguments(contract: argparse.ArgumentParser) -> None:
         help="a release to fetch (e.g. 0.5.23) or a path to its source (default: the installed sglang); "
         "repeat it for the release x member table of several releases",
     )
-    contract.add_argument("--format", choices=["json", "markdown"], default="json", help="output format (default: json)")
-    contract.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the contract to FILE instead of stdout")
+    add_output(contract, ("json", "markdown"), default="json", written="the contract")
 
 
 def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None) -> int:
@@ -95,13 +99,4 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     return 0
 
 
-CONTRACT = Command(
-    name="contract",
-    help="derive what an sglang release asks of a worker, from its own source",
-    description="Read an sglang release's source (never importing it) and write its speculative-worker "
-    "contract: every use of the spec worker, classified and located, the constructor and draft-factory "
-    "keywords, and what BaseSpecWorker's defaults need.",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+CONTRACT = Command("contract", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)

@@ -14,6 +14,12 @@ if TYPE_CHECKING:
 
 __all__ = ["EXPLAIN"]
 
+_HELP = "list a protocol's members, their sglang call sites and defaults"
+_DESCRIPTION = (
+    "Print each member of a protocol: its signature, the sglang call site it comes from, and whether SpecWorkerBase gives a default; "
+    "for SpecWorker, also what sglang does with what forward_batch_generation returns and with every other member's value."
+)
+
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     from spec_protocols.gate._roles import CAPABILITIES
@@ -46,12 +52,4 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     return 0
 
 
-EXPLAIN = Command(
-    name="explain",
-    help="list a protocol's members, their sglang call sites and defaults",
-    description="Print each member of a protocol: its signature, the sglang call site it comes "
-    "from, and whether SpecWorkerBase gives a default; for SpecWorker, also what sglang does with "
-    "what forward_batch_generation returns and with every other member's value.",
-    add_arguments=_add_arguments,
-    run=_run,
-)
+EXPLAIN = Command("explain", _add_arguments, _run, help=_HELP, description=_DESCRIPTION)

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FIX"]
 
+_HELP = "make the gate's mechanical findings edits of your files (a diff, or --write)"
+_DESCRIPTION = "Show (or write, with --write) the edits that mend what the gate found in TARGET's classes, then check again."
+
 _EPILOG = """\
 what it does:
   Runs the gate on TARGET (as `spec-protocols check TARGET` does), and makes
@@ -98,11 +101,4 @@ def _check(args: argparse.Namespace, registry: Mapping[str, Checker] | None) -> 
     return run_gate(args.targets, checkers=checkers, sglang=args.sglang, allow_import=not args.no_import)
 
 
-FIX = Command(
-    name="fix",
-    help="make the gate's mechanical findings edits of your files (a diff, or --write)",
-    description="Show (or write, with --write) the edits that mend what the gate found in TARGET's classes, then check again.",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+FIX = Command("fix", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)

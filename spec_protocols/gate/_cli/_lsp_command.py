@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LSP"]
 
+_HELP = "the gate in your editor: a language server on stdio (diagnostics on save, fix's edits as code actions)"
+_DESCRIPTION = "Serve the gate's diagnostics and fixes to an editor over the Language Server Protocol (stdin/stdout)."
+
 _EPILOG = """\
 what it does:
   Speaks the Language Server Protocol on stdin/stdout; an editor starts it
@@ -60,11 +63,4 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     return serve(request)
 
 
-LSP = Command(
-    name="lsp",
-    help="the gate in your editor: a language server on stdio (diagnostics on save, fix's edits as code actions)",
-    description="Serve the gate's diagnostics and fixes to an editor over the Language Server Protocol (stdin/stdout).",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+LSP = Command("lsp", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = ["NEW"]
 
+_HELP = "write a conforming worker or draft worker skeleton"
+_DESCRIPTION = "Write <snake_case(NAME)>.py in the current directory: a skeleton that passes the gate."
+
 
 def _add_arguments(new: argparse.ArgumentParser) -> None:
     new.add_argument("kind", choices=["worker", "draft"], help="worker: a SpecWorkerBase subclass; draft: a TpModelWorker subclass")
@@ -30,10 +33,4 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     return 0
 
 
-NEW = Command(
-    name="new",
-    help="write a conforming worker or draft worker skeleton",
-    description="Write <snake_case(NAME)>.py in the current directory: a skeleton that passes the gate.",
-    add_arguments=_add_arguments,
-    run=_run,
-)
+NEW = Command("new", _add_arguments, _run, help=_HELP, description=_DESCRIPTION)

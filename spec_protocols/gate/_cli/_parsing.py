@@ -10,14 +10,15 @@ checkers) never pays for them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers import Checker
 
-__all__ = ["Command", "Parser", "Runner", "add_command"]
+__all__ = ["Command", "Parser", "Runner", "add_command", "add_checker_limits", "add_output"]
 
 #: Runs a parsed command and returns its exit status; ``checkers`` is the
 #: registry ``--checker`` names are looked up in (None: the gate's own).
@@ -67,15 +68,31 @@ def checker_words() -> dict[str, str]:
     }
 
 
+def add_output(parser: argparse.ArgumentParser, formats: Iterable[str], *, default: str, written: str) -> None:
+    """``--format`` (one of ``formats``) and ``--output``/``-o``, the file
+    that gets ``written`` (``the report``) instead of stdout."""
+    parser.add_argument("--format", choices=list(formats), default=default, help=f"output format (default: {default})")
+    parser.add_argument("--output", "-o", type=Path, metavar="FILE", help=f"write {written} to FILE instead of stdout")
+
+
+def add_checker_limits(parser: argparse.ArgumentParser, *, cache_note: str = "") -> None:
+    """``--timeout``, how long each checker may run, and ``--no-cache``,
+    which runs every checker (``cache_note`` follows its help text)."""
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="run every checker: neither reuse nor store cached verdicts" + cache_note
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
     """One subcommand: what ``--help`` says of it, its arguments, and what runs it."""
 
     name: str
-    help: str
-    description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Runner
+    help: str
+    description: str
     #: Teaching text after the options, printed with its own line breaks (a
     #: template naming the checkers as :func:`checker_words` does, made when help is printed).
     epilog: str | None = None

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 
 __all__ = ["PIN"]
 
+_HELP = "print the static checkers' settings that pin the protocols to one sglang release"
+_DESCRIPTION = (
+    "Print the settings with which the plain type checkers (your IDE's, your CI's) read the protocols as "
+    "one supported sglang release asks them. Without them, each reads the newest supported release's."
+)
+
 _EPILOG = """\
 why:
   SpecWorker's members differ between releases (prewarm_sampling from 0.5.20,
@@ -53,13 +59,4 @@ def _run(args: argparse.Namespace, registry: Mapping[str, Checker] | None = None
     return 0
 
 
-PIN = Command(
-    name="pin",
-    help="print the static checkers' settings that pin the protocols to one sglang release",
-    description="Print the settings with which the plain type checkers (your IDE's, your CI's) read the "
-    "protocols as one supported sglang release asks them. Without them, each reads the newest supported "
-    "release's.",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+PIN = Command("pin", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)

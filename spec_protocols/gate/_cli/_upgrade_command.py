@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spec_protocols.gate._cli._output import write
-from spec_protocols.gate._cli._parsing import Command
+from spec_protocols.gate._cli._parsing import Command, add_checker_limits, add_output
 from spec_protocols.gate._model import GateError
 
 if TYPE_CHECKING:
@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 from spec_protocols.gate._checkers._registry import is_default
 
 __all__ = ["FORMAT_NAMES", "UPGRADE"]
+
+_HELP = "what a plugin that passes on one sglang release must change to pass on another"
+_DESCRIPTION = (
+    "What a plugin that passes on sglang release --from must change to pass on --to: from the two\n"
+    "releases' contracts and the gate's reports on TARGET against each, constructor keywords first."
+)
 
 
 _EPILOG = """\
@@ -94,10 +100,8 @@ def _add_arguments(upgrade: argparse.ArgumentParser) -> None:
         help=f"run only this checker; repeatable ({', '.join(_static())}; default: the default ones, "
         f"{', '.join(n for n in _static() if is_default(n))})",
     )
-    upgrade.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
-    upgrade.add_argument("--output", "-o", type=Path, metavar="FILE", help="write the plan to FILE instead of stdout")
-    upgrade.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit per checker (default 600)")
-    upgrade.add_argument("--no-cache", action="store_true", help="run every checker: neither reuse nor store cached verdicts")
+    add_output(upgrade, FORMAT_NAMES, default="text", written="the plan")
+    add_checker_limits(upgrade)
     upgrade.add_argument(
         "--apply",
         action="store_true",
@@ -212,12 +216,4 @@ def _apply(args: argparse.Namespace, registry: Mapping[str, Checker] | None, on_
     return 0 if b.ok else 1
 
 
-UPGRADE = Command(
-    name="upgrade",
-    help="what a plugin that passes on one sglang release must change to pass on another",
-    description="What a plugin that passes on sglang release --from must change to pass on --to: from the two\n"
-    "releases' contracts and the gate's reports on TARGET against each, constructor keywords first.",
-    add_arguments=_add_arguments,
-    run=_run,
-    epilog=_EPILOG,
-)
+UPGRADE = Command("upgrade", _add_arguments, _run, help=_HELP, description=_DESCRIPTION, epilog=_EPILOG)
