@@ -130,10 +130,10 @@ class RolePolicy:
     members: ProtocolName | None
     #: The call sglang builds it with; ``None``: none the gate knows (its own
     #: spec worker builds it), so only a bare call, to see it is concrete.
-    construction: Construction | None
+    construction: Construction | None = None
     #: Whether an intentional base (``DiscoveredClass.may_be_abstract``) may be
     #: abstract, with a note; ``False``: sglang instantiates the class itself.
-    excuses_abstract_base: bool
+    excuses_abstract_base: bool = False
     #: A role whose construction is the one sglang makes when the class plays it too.
     built_as: ClassRole | None = None
     #: Whether what it inherits from ``BaseSpecWorker`` is checked with it.
@@ -163,46 +163,33 @@ class RolePolicy:
         return self.construction is None and (self.built_as is None or self.built_as not in roles)
 
 
+#: Every role's policy, keyed by its role.
 _POLICIES: Mapping[ClassRole, RolePolicy] = {
-    ClassRole.SPEC_WORKER: RolePolicy(
-        ClassRole.SPEC_WORKER,
-        members=ProtocolName.SPEC_WORKER,
-        construction=Construction.SCHEDULER,
-        excuses_abstract_base=True,
-        inherits_defaults=True,
-    ),
-    ClassRole.DRAFT_WORKER: RolePolicy(
-        ClassRole.DRAFT_WORKER,
-        members=ProtocolName.DRAFT_WORKER,
-        construction=None,
-        excuses_abstract_base=True,
-        built_as=ClassRole.INJECTED,
-    ),
-    ClassRole.INJECTED: RolePolicy(
-        ClassRole.INJECTED,
-        members=None,
-        construction=Construction.DRAFT_FACTORY,
-        excuses_abstract_base=False,
-    ),
-    # The algorithm object is built by register_algorithm
-    # (``spec_class(name=, factory=, supports_overlap=, validate_server_args=)``,
-    # spec_registry.py), a call no release changes and CustomSpecAlgo's
-    # __init__ takes: only "abstract" is checked of it (a bare call). Its
-    # registered factories are held to create_worker's call
-    # (:data:`ProtocolName.WORKER_CLASS_FACTORY`, with the class's lines).
-    ClassRole.ALGORITHM: RolePolicy(
-        ClassRole.ALGORITHM,
-        members=ProtocolName.SPEC_ALGORITHM,
-        construction=None,
-        excuses_abstract_base=False,
-        built_where="register_algorithm (spec_class(name=, factory=, ...), speculative/spec_registry.py)",
-        remedy=(
-            "register the algorithm with spec_class=, a class deriving from spec_protocols.SpecAlgorithmBase and "
-            "sglang's CustomSpecAlgo (class MyAlgorithm(SpecAlgorithmBase, CustomSpecAlgo)), which defines "
-            "what CustomSpecAlgo lacks as the enum SpeculativeAlgorithm does"
+    policy.role: policy
+    for policy in (
+        RolePolicy(
+            ClassRole.SPEC_WORKER, ProtocolName.SPEC_WORKER, Construction.SCHEDULER, excuses_abstract_base=True, inherits_defaults=True
         ),
-        holds_factories=True,
-    ),
+        RolePolicy(ClassRole.DRAFT_WORKER, ProtocolName.DRAFT_WORKER, excuses_abstract_base=True, built_as=ClassRole.INJECTED),
+        RolePolicy(ClassRole.INJECTED, None, Construction.DRAFT_FACTORY),
+        # The algorithm object is built by register_algorithm
+        # (``spec_class(name=, factory=, supports_overlap=, validate_server_args=)``,
+        # spec_registry.py), a call no release changes and CustomSpecAlgo's
+        # __init__ takes: only "abstract" is checked of it (a bare call). Its
+        # registered factories are held to create_worker's call
+        # (:data:`ProtocolName.WORKER_CLASS_FACTORY`, with the class's lines).
+        RolePolicy(
+            ClassRole.ALGORITHM,
+            ProtocolName.SPEC_ALGORITHM,
+            built_where="register_algorithm (spec_class(name=, factory=, ...), speculative/spec_registry.py)",
+            remedy=(
+                "register the algorithm with spec_class=, a class deriving from spec_protocols.SpecAlgorithmBase and "
+                "sglang's CustomSpecAlgo (class MyAlgorithm(SpecAlgorithmBase, CustomSpecAlgo)), which defines "
+                "what CustomSpecAlgo lacks as the enum SpeculativeAlgorithm does"
+            ),
+            holds_factories=True,
+        ),
+    )
 }
 
 _BY_PROTOCOL: Mapping[str, RolePolicy] = {p.protocol: p for p in _POLICIES.values()}

@@ -6,9 +6,9 @@ import platform
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from typing_extensions import Protocol
+from typing_extensions import Protocol, Self
 
 if TYPE_CHECKING:
     from spec_protocols.gate._checkers._dialect import Dialect
@@ -101,6 +101,26 @@ def _this_package_version() -> str:
 
 
 _I = TypeVar("_I", bound=Identity)
+_T = TypeVar("_T")
+
+
+class _OneShots(Generic[_T]):
+    """A member of :class:`StandsFor` that reads its one-shot checker's member
+    of the same name, each time it is read (so a one-shot checker's identity
+    is never copied, and never stale)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Self: ...
+    @overload
+    def __get__(self, instance: StandsFor[Any], owner: type) -> _T: ...
+    def __get__(self, instance: StandsFor[Any] | None, owner: type) -> Self | _T:
+        if instance is None:
+            return self
+        value: _T = getattr(instance.one_shot, self._name)
+        return value
 
 
 class StandsFor(Generic[_I]):
@@ -110,33 +130,17 @@ class StandsFor(Generic[_I]):
 
     one_shot: _I
 
-    @property
-    def name(self) -> str:
-        return self.one_shot.name
+    name: _OneShots[str] = _OneShots()
+    label: _OneShots[str] = _OneShots()
+    rank: _OneShots[int] = _OneShots()
+    pin: _OneShots[Callable[[Mapping[str, bool], str], str] | None] = _OneShots()
+    reads_harness: _OneShots[bool] = _OneShots()
+    imports_target: _OneShots[bool] = _OneShots()
 
-    @property
-    def label(self) -> str:
-        return self.one_shot.label
-
-    @property
-    def rank(self) -> int:
-        return self.one_shot.rank
-
+    # A property, not a _OneShots: a warm static checker narrows it (it has a dialect).
     @property
     def dialect(self) -> Dialect | None:
         return self.one_shot.dialect
-
-    @property
-    def pin(self) -> Callable[[Mapping[str, bool], str], str] | None:
-        return self.one_shot.pin
-
-    @property
-    def reads_harness(self) -> bool:
-        return self.one_shot.reads_harness
-
-    @property
-    def imports_target(self) -> bool:
-        return self.one_shot.imports_target
 
     def version(self) -> str:
         return self.one_shot.version()

@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
+from spec_protocols.gate._checkers._runtime._channel import ClassVerdict, ProbeClass, ProbeRelease
 from spec_protocols.gate._codec import decode, encode, write_atomically
 from spec_protocols.gate._contract import CallShape, ServerFlag
 from spec_protocols.gate._findings import ReplayFinding
-from spec_protocols.gate._model import Verdict
 
 __all__ = ["NO_REGISTRATION_NOTE", "ReplayAnswer", "ReplayRequest", "ReplayResult", "read_answer", "read_request", "request_text", "write_answer"]
 
@@ -68,12 +67,9 @@ class ReplayRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ReplayResult:
-    """One class against one protocol, as the replay drove it."""
+class ReplayResult(ClassVerdict):
+    """The replay's verdict on one class, as it drove the instance sglang built."""
 
-    target: str
-    protocol: str
-    verdict: Verdict
     findings: tuple[ReplayFinding, ...] = ()
     note: str | None = None
     #: What the replay saw on the instance sglang built: (member, claim)

@@ -43,6 +43,7 @@ from spec_protocols.gate._findings import RuntimeFinding
 
 __all__ = [
     "Checking",
+    "ClassVerdict",
     "Importing",
     "ProbeAnswer",
     "ProbeClass",
@@ -137,13 +138,21 @@ class ProbeRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeResult:
-    """One class against one protocol."""
+class ClassVerdict:
+    """One class against one protocol, as a checker that imports the class
+    sends it back over its channel: each checker's result adds its own
+    findings (:class:`ProbeResult`, the replay's ``ReplayResult``)."""
 
     target: str
     protocol: str
     verdict: Verdict
-    problems: tuple[RuntimeFinding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult(ClassVerdict):
+    """The runtime checker's verdict on one class, with what it found."""
+
+    findings: tuple[RuntimeFinding, ...] = ()
     note: str | None = None
 
 

@@ -129,7 +129,7 @@ def run_runtime(
         for result in results:
             check = Check(result.target, result.protocol)
             verdicts[check] = result.verdict
-            problems[check] = tuple(Problem(NAME, f.member, message(f), claim=_claim(f)) for f in result.problems)
+            problems[check] = tuple(Problem(NAME, f.member, message(f), claim=_claim(f)) for f in result.findings)
             if result.note:
                 notes[check] = result.note
     # A probe that died may not die next time (it was killed for memory, say):
