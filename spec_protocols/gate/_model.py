@@ -470,7 +470,8 @@ class CheckerOutcome:
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """The gate's answer for one Check, all checkers combined."""
+    """The gate's answer for one Check, all checkers combined
+    (:func:`spec_protocols.gate._verdicts.combine`), with each checker's own verdict."""
 
     check: Check
     verdict: Verdict

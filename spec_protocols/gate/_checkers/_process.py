@@ -36,7 +36,8 @@ class Reported:
 
 @dataclass(frozen=True, slots=True)
 class Invocation:
-    """One run of a checker: its exit status, its diagnostics, and its output."""
+    """One run of a static checker over a harness: its exit status, its
+    diagnostics parsed into :class:`Reported`, its output, and how long it took."""
 
     returncode: int
     diagnostics: tuple[Reported, ...]

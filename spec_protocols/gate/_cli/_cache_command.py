@@ -121,6 +121,10 @@ def _checker_kinds(root: Path) -> list[Kind]:
     return [Kind(name, f"what that checker keeps between runs ({name}/)", (name,), _files, "files") for name in found]
 
 
+#: What the cache folder holds that no kind names (its count: its entries).
+_OTHER = Kind("other", "what no kind names: left as it is by --clear", (), len, "entries")
+
+
 def kinds_in(root: Path) -> list[Kind]:
     """The kinds of the cache folder ``root``: the stages' (:data:`KINDS`), then its checkers' folders."""
     return [*KINDS, *_checker_kinds(root)]
@@ -165,14 +169,13 @@ def _size(path: Path) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Holding:
-    """What the cache holds of one kind (``other``: what no kind names)."""
+    """What the cache holds of one kind (:data:`_OTHER`: what no kind names)."""
 
-    kind: str
-    what: str
+    kind: Kind
     paths: tuple[Path, ...]
     bytes: int
+    #: The kind's count of them (``Kind.counted``).
     items: int
-    noun: str
 
 
 def inventory(root: Path) -> list[Holding]:
@@ -183,7 +186,7 @@ def inventory(root: Path) -> list[Holding]:
         paths = kind.paths(root)
         claimed.update(paths)
         if paths:
-            held.append(Holding(kind.name, kind.what, tuple(paths), sum(map(_size, paths)), kind.counted(paths), kind.noun))
+            held.append(Holding(kind, tuple(paths), sum(map(_size, paths)), kind.counted(paths)))
     # What no kind claims: top-level entries, and those of sglang/ (which only
     # holds kinds' folders), never the parents of claimed paths.
     parents = {parent for path in claimed for parent in path.parents}
@@ -195,8 +198,7 @@ def inventory(root: Path) -> list[Holding]:
         if p not in claimed and p not in parents
     )
     if others:
-        held.append(Holding("other", "what no kind names: left as it is by --clear", tuple(others),
-                            sum(map(_size, others)), len(others), "entries"))
+        held.append(Holding(_OTHER, tuple(others), sum(map(_size, others)), len(others)))
     return held
 
 
@@ -220,18 +222,18 @@ def _counted(count: int, noun: str) -> str:
 
 
 def _held_line(holding: Holding, root: Path) -> str:
-    counted = _counted(holding.items, holding.noun)
-    if holding.kind == "releases":
+    counted = _counted(holding.items, holding.kind.noun)
+    if holding.kind.name == "releases":
         names = [p.name for p in holding.paths]
         listed = ", ".join(names) if len(names) <= 6 else f"{names[0]} ... {names[-1]}"
         return f"{counted} ({listed})"
-    if holding.kind == "wheels":
+    if holding.kind.name == "wheels":
         from spec_protocols.gate._contract._release_source import unpacked_wheels
 
         unpacked = len(unpacked_wheels(root))
         their = "its" if unpacked == 1 else "their"
         return f"{counted}, {unpacked} with {their} source unpacked (--prune deletes those)" if unpacked else counted
-    if holding.kind == "other":
+    if holding.kind is _OTHER:
         return f"{counted}: " + ", ".join(p.relative_to(root).as_posix() for p in holding.paths)
     return counted
 
@@ -251,15 +253,15 @@ def _text(root: Path, held: Sequence[Holding]) -> str:
     total = sum(h.bytes for h in held)
     if not held:
         return f"the gate's cache: {root} ({_chosen_by()}): empty, no run has written it\n"
-    width = max(len(h.kind) for h in held)
+    width = max(len(h.kind.name) for h in held)
     sizes = [human(h.bytes) for h in held]
     size_width = max(map(len, sizes))
     lines = [f"the gate's cache: {root} ({_chosen_by()}): {human(total)}", ""]
     for holding, size in zip(held, sizes):
-        lines.append(f"  {holding.kind:<{width}}  {size:>{size_width}}  {_held_line(holding, root)}")
+        lines.append(f"  {holding.kind.name:<{width}}  {size:>{size_width}}  {_held_line(holding, root)}")
     lines.append("")
     for holding in held:
-        lines.append(f"  {holding.kind}: {holding.what}")
+        lines.append(f"  {holding.kind.name}: {holding.kind.what}")
     lines.append("")
     lines.append("Deleting any of it is safe while no gate runs: a run makes again what it needs.")
     unpacked = unpacked_wheels(root)
@@ -276,7 +278,7 @@ def _json(root: Path, held: Sequence[Holding]) -> str:
         "folder": str(root),
         "bytes": sum(h.bytes for h in held),
         "kinds": [
-            {"kind": h.kind, "what": h.what, "bytes": h.bytes, "items": h.items, "paths": [str(p) for p in h.paths]}
+            {"kind": h.kind.name, "what": h.kind.what, "bytes": h.bytes, "items": h.items, "paths": [str(p) for p in h.paths]}
             for h in held
         ],
     }

@@ -38,7 +38,8 @@ _SPEC = ProtocolName.SPEC_WORKER
 
 @dataclass(frozen=True, slots=True)
 class Gap:
-    """One way in which the protocols and a release's contract disagree."""
+    """One way in which the protocols and a release's contract disagree: a
+    use no member covers (not covered), or a member no use asks for (not precise)."""
 
     release: str
     protocol: str

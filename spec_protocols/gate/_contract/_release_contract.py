@@ -339,7 +339,8 @@ class AlgorithmObject:
 
 @dataclass(frozen=True, slots=True)
 class Contract:
-    """Everything one sglang release asks of a speculative worker and its draft worker."""
+    """Everything one sglang release asks of a speculative worker and its draft
+    worker, read from the release's source (never imported) by ``extract_contract``."""
 
     release: str
     #: Where the source was read (a path, for messages).

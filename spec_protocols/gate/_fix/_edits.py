@@ -1,6 +1,6 @@
 """Edits to one file, made with LibCST so that every line an edit does not touch keeps its text, comments and layout.
 
-Three kinds, each on one member of one class:
+Five kinds (:data:`EditKind`), each on one member of one class:
 
 ``add``        the member sglang uses and the class lacks, written with the
                signature the finding expects (a property where it is read as
@@ -14,6 +14,10 @@ Three kinds, each on one member of one class:
                call never passes gets ``= None`` (needs review).
 ``sync``       ``async`` dropped from a method sglang calls without awaiting
                (safe; refused where the body awaits).
+``kind``       ``@property`` added where sglang reads the member as a value,
+               or dropped where it calls it (needs review: the class's own
+               calls or reads of it change; refused where a property has
+               accessors, or a method to make a property takes arguments).
 ``call``       a keyword argument dropped from a call, in the class's own code,
                of an sglang callable that no longer takes it
                (``super().__init__(ps=ps)`` on a release without ``ps``):
@@ -45,7 +49,8 @@ EditKind = Literal["add", "signature", "sync", "call", "kind"]
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """One edit: ``kind`` on ``member`` of the class ``cls`` (its qualified name in the file)."""
+    """One edit: ``kind`` on ``member`` of the class ``cls`` (its qualified
+    name in the file), made from one of the gate's findings by ``fix``."""
 
     cls: str
     member: str

@@ -45,7 +45,8 @@ STEP_ORDER: tuple[StepKind, ...] = tuple(StepKind)
 
 @dataclass(frozen=True, slots=True)
 class PlanProblem:
-    """One problem the gate reported, as a plan quotes it."""
+    """One of the gate's problems (a :class:`~spec_protocols.gate._model.Problem`),
+    as a plan quotes it: who said it, of which member, in what words, at which line."""
 
     checker: str
     #: The member it is about (``__init__`` for the constructor); ``""``: the whole class.
@@ -97,7 +98,8 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class FailingCheck:
-    """A check (class, protocol) that does not pass, with its problems."""
+    """A check (class, protocol) that does not pass on one release, with its
+    problems: what already failed on A, or what no step accounts for on B."""
 
     target: str
     protocol: str

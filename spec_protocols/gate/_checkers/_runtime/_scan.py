@@ -53,7 +53,8 @@ _ENVIRONMENT = (ImportError, OSError, RuntimeError, AssertionError, MemoryError)
 
 @dataclass(frozen=True, slots=True)
 class FoundClass:
-    """A worker class an import made that the request did not name."""
+    """A worker class an import made that the request did not name (made by
+    ``type(...)``, a factory call or a loop), as the module binds it."""
 
     #: Where the module binds it (the attribute the scan found it under).
     qualname: str
