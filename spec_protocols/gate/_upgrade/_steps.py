@@ -10,7 +10,7 @@ concerns and what the gate said of them is :func:`~spec_protocols.gate._upgrade.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from spec_protocols._members import protocol_definitions
@@ -36,7 +36,10 @@ _FACTORY = ProtocolName.DRAFT_WORKER_FACTORY
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """A step before the classes are read: what changed, and which problems it accounts for."""
+    """A step before the classes are read: what changed, what an author does
+    about it, and which of B's problems it accounts for (:attr:`claims`); the
+    plan's :class:`~spec_protocols.gate._upgrade._plan.Step` is made from it
+    once the classes it concerns are read."""
 
     kind: StepKind
     subject: str
@@ -47,7 +50,7 @@ class Draft:
     site: str = ""
     expected: str = ""
     #: The classes it concerns (dotted name -> what the plan knows of it);
-    #: ``None``: every class checked against :attr:`protocols`.
+    #: ``None``: every class checked against one of :attr:`claims`' protocols.
     concerned: Mapping[str, str] | None = None
 
 
@@ -152,31 +155,52 @@ def _defining(sides: Sides, protocol: str, member: str) -> dict[str, str]:
 # -- the steps, kind by kind ---------------------------------------------------------
 
 
-def _constructor(sides: Sides) -> list[Draft]:
-    before, after = sides.before.terms.constructor_keywords, sides.after.terms.constructor_keywords
-    removed = [k for k in before if k not in after]
-    added = [k for k in after if k not in before]
-    if not removed and not added:
-        return []
+def _only_in(these: Iterable[str], those: Iterable[str]) -> list[str]:
+    """``these`` that are not among ``those``, in their own order: what one
+    release's keywords or members have that the other's lack."""
+    other = set(those)
+    return [name for name in these if name not in other]
+
+
+def _keyword_words(
+    sides: Sides, before: Sequence[str], after: Sequence[str], drop: Callable[[list[str]], str], accept: Callable[[list[str]], str]
+) -> tuple[str, str]:
+    """What changed in a call's keywords from A (``before``) to B (``after``),
+    in words, and what an author does about it: ``drop`` words it for the
+    keywords B no longer passes, ``accept`` for those it newly passes."""
+    removed, added = _only_in(before, after), _only_in(after, before)
     change: list[str] = []
     action: list[str] = []
     if removed:
         change.append(f"{sides.b} no longer passes {_keywords(removed)} ({sides.a} did)")
-        first = removed[0]
-        action.append(
-            f"drop {', '.join(removed)} from __init__, or give {'it' if len(removed) == 1 else 'each'} a default "
-            f"({first}=None) to keep {sides.a} working, and stop passing {'it' if len(removed) == 1 else 'them'} on "
-            f"(what __init__ calls is checked against {sides.b}'s source too)"
-        )
+        action.append(drop(removed))
     if added:
         change.append(f"{sides.b} newly passes {_keywords(added)}")
-        action.append(f"accept {', '.join(added)} in __init__ (a keyword parameter, or **kwargs)")
+        action.append(accept(added))
+    return "; ".join(change), "; ".join(action)
+
+
+def _constructor(sides: Sides) -> list[Draft]:
+    before, after = sides.before.terms.constructor_keywords, sides.after.terms.constructor_keywords
+
+    def drop(removed: list[str]) -> str:
+        it, them = ("it", "it") if len(removed) == 1 else ("each", "them")
+        return (
+            f"drop {', '.join(removed)} from __init__, or give {it} a default ({removed[0]}=None) to keep {sides.a} "
+            f"working, and stop passing {them} on (what __init__ calls is checked against {sides.b}'s source too)"
+        )
+
+    change, action = _keyword_words(
+        sides, before, after, drop, lambda added: f"accept {', '.join(added)} in __init__ (a keyword parameter, or **kwargs)"
+    )
+    if not change:
+        return []
     return [
         Draft(
             StepKind.CONSTRUCTOR,
             "the scheduler's call that constructs the spec worker",
-            "; ".join(change),
-            "; ".join(action),
+            change,
+            action,
             {_SPEC: frozenset({INIT})},
             site=_where(sides.after.contract.constructor_site),
             expected=f"WorkerClass({_keywords(after)})",
@@ -205,10 +229,7 @@ def _kept_notes(sides: Sides, member: str) -> dict[str, str]:
 def _new_members(sides: Sides) -> list[Draft]:
     found: list[Draft] = []
     for protocol in (_SPEC, _DRAFT):
-        before = set(sides.before.terms.checked(protocol))
-        for member in sides.after.terms.checked(protocol):
-            if member in before:
-                continue
+        for member in _only_in(sides.after.terms.checked(protocol), sides.before.terms.checked(protocol)):
             if protocol == _SPEC:
                 action = (
                     "define it as expected; a BaseSpecWorker subclass inherits sglang's default, which is enough "
@@ -230,18 +251,17 @@ def _new_members(sides: Sides) -> list[Draft]:
                     concerned=concerned,
                 )
             )
-    for member in sides.after.terms.presence:
-        if member not in sides.before.terms.presence:
-            found.append(
-                Draft(
-                    StepKind.NEW_MEMBER,
-                    f"{_SPEC}.{member}",
-                    f"{sides.b} requires it; {sides.a} did not; no protocol of this package defines it",
-                    "define it (the gate checks it for presence only: its signature is unknown)",
-                    {_SPEC: frozenset({member})},
-                    site=_member_site(sides.after, _SPEC, member),
-                )
-            )
+    found.extend(
+        Draft(
+            StepKind.NEW_MEMBER,
+            f"{_SPEC}.{member}",
+            f"{sides.b} requires it; {sides.a} did not; no protocol of this package defines it",
+            "define it (the gate checks it for presence only: its signature is unknown)",
+            {_SPEC: frozenset({member})},
+            site=_member_site(sides.after, _SPEC, member),
+        )
+        for member in _only_in(sides.after.terms.presence, sides.before.terms.presence)
+    )
     return found
 
 
@@ -336,9 +356,9 @@ def _dropped(sides: Sides) -> list[Draft]:
     found: list[Draft] = []
     for protocol in (_SPEC, _DRAFT):
         after = set(sides.after.terms.checked(protocol)) | set(sides.after.terms.presence if protocol == _SPEC else ())
-        dropped = [m for m in sides.before.terms.checked(protocol) if m not in after]
+        dropped = _only_in(sides.before.terms.checked(protocol), after)
         if protocol == _SPEC:
-            dropped += [m for m in sides.before.terms.presence if m not in after]
+            dropped += _only_in(sides.before.terms.presence, after)
         for member in dropped:
             found.append(
                 Draft(
@@ -376,40 +396,36 @@ def _draft_factory(sides: Sides) -> list[Draft]:
             )
         )
     elif after is not None and before is not None and before != after:
-        removed = [k for k in before if k not in after]
-        added = [k for k in after if k not in before]
-        change: list[str] = []
-        action: list[str] = []
-        if removed:
-            change.append(f"{sides.b} no longer passes {_keywords(removed)} ({sides.a} did)")
-            action.append(f"drop {', '.join(removed)} from the draft class's __init__ (or give it a default) and stop passing it on")
-        if added:
-            change.append(f"{sides.b} newly passes {_keywords(added)}")
-            action.append(f"accept {', '.join(added)} (keyword parameters, or **kwargs) and pass on what the base class takes")
+        change, action = _keyword_words(
+            sides,
+            before,
+            after,
+            lambda removed: f"drop {', '.join(removed)} from the draft class's __init__ (or give it a default) and stop passing it on",
+            lambda added: f"accept {', '.join(added)} (keyword parameters, or **kwargs) and pass on what the base class takes",
+        )
         found.append(
             Draft(
                 StepKind.DRAFT_FACTORY,
                 "build_draft_tp_worker's call of draft_worker_cls",
-                "; ".join(change),
-                "; ".join(action),
+                change,
+                action,
                 claims,
                 site=_where(sides.after.contract.draft_factory_site),
                 expected=f"draft_worker_cls({_keywords(after)})",
                 concerned=injected,
             )
         )
-    for member in sides.after.terms.draft_factory_writes:
-        if member not in sides.before.terms.draft_factory_writes:
-            found.append(
-                Draft(
-                    StepKind.DRAFT_FACTORY,
-                    f"build_draft_tp_worker sets draft_worker.{member}",
-                    f"{sides.b} sets {member} on the draft worker it built; {sides.a} did not",
-                    f"let {member} be set (no read-only property; a __dict__ or a slot)",
-                    {_FACTORY: frozenset({member})},
-                    concerned=injected,
-                )
-            )
+    found.extend(
+        Draft(
+            StepKind.DRAFT_FACTORY,
+            f"build_draft_tp_worker sets draft_worker.{member}",
+            f"{sides.b} sets {member} on the draft worker it built; {sides.a} did not",
+            f"let {member} be set (no read-only property; a __dict__ or a slot)",
+            {_FACTORY: frozenset({member})},
+            concerned=injected,
+        )
+        for member in _only_in(sides.after.terms.draft_factory_writes, sides.before.terms.draft_factory_writes)
+    )
     return found
 
 
