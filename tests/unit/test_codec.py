@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 import pytest
 
-from spec_protocols.gate._checkers._runtime._channel import (
+from spec_protocols.gate._checkers._runtime._probe_channel import (
     Checking,
     Importing,
     ProbeAnswer,

@@ -112,20 +112,20 @@ def _fake_run_command(returncode: int, stdout: str, stderr: str):
 
 def test_mypy_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "spec_protocols.gate._checkers._mypy._oneshot.run_command",
+        "spec_protocols.gate._checkers._mypy._mypy_oneshot.run_command",
         _fake_run_command(2, "garbage that is not json\n", "Traceback (most recent call last):\nINTERNAL ERROR boom\n"),
     )
     assert_usage_error("mypy crashing", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_mypy_exit_2_without_output(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("spec_protocols.gate._checkers._mypy._oneshot.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
+    monkeypatch.setattr("spec_protocols.gate._checkers._mypy._mypy_oneshot.run_command", _fake_run_command(2, "", "mypy: error: bad config\n"))
     assert_usage_error("mypy exit 2, no output", run(str(GOOD), "--checker", "mypy"), "mypy crashed")
 
 
 def test_pyright_crashing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "spec_protocols.gate._checkers._pyright._oneshot.run_command",
+        "spec_protocols.gate._checkers._pyright._pyright_oneshot.run_command",
         _fake_run_command(3, "Error: something exploded\n", "Traceback-like noise\nlast line\n"),
     )
     assert_usage_error("pyright crashing", run(str(GOOD), "--checker", "pyright"), "pyright crashed")

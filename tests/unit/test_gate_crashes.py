@@ -43,7 +43,7 @@ def test_a_long_first_error_is_never_cut(
 ) -> None:
     message = "a blocking error whose explanation goes on " + "and on " * 60 + "to its very end"
     report = f'{{"file": "/x/y.py", "line": -1, "column": -1, "severity": "error", "message": "{message}", "code": null}}\n'
-    monkeypatch.setattr("spec_protocols.gate._checkers._mypy._oneshot.run_command", _fake_run_command(2, report, ""))
+    monkeypatch.setattr("spec_protocols.gate._checkers._mypy._mypy_oneshot.run_command", _fake_run_command(2, report, ""))
     monkeypatch.setenv("SPEC_PROTOCOLS_CACHE_DIR", str(tmp_path / "cache"))
     code, err = _check(capsys, str(GOOD), "--checker", "mypy", "--checker", "runtime")
     assert code == 2

@@ -8,7 +8,7 @@ from typing import Any
 
 from spec_protocols.gate._findings import message
 from spec_protocols import SpecWorkerBase
-from spec_protocols.gate._checkers._runtime._channel import ProbeClass, ProbeRelease
+from spec_protocols.gate._checkers._runtime._probe_channel import ProbeClass, ProbeRelease
 from spec_protocols.gate._checkers._runtime._probe import _check
 from spec_protocols.gate._contract import CallShape
 

@@ -1,9 +1,9 @@
-"""The mypy checker: run once (:mod:`._oneshot`), or kept warm by its daemon (:mod:`._daemon`)."""
+"""The mypy checker: run once (:mod:`._mypy_oneshot`), or kept warm by its daemon (:mod:`._daemon`)."""
 
 from __future__ import annotations
 
 from spec_protocols.gate._checkers._mypy._daemon import MypyDaemon
-from spec_protocols.gate._checkers._mypy._oneshot import (
+from spec_protocols.gate._checkers._mypy._mypy_oneshot import (
     DIALECT,
     invoke,
     invoke_mypy,

@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from spec_protocols.gate._checkers._mypy._oneshot import mypy_config, mypy_invocation
+from spec_protocols.gate._checkers._mypy._mypy_oneshot import mypy_config, mypy_invocation
 from spec_protocols.gate._checkers._process import Invocation, run_command
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError

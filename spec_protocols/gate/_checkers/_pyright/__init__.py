@@ -1,8 +1,8 @@
-"""The pyright checker: run once (:mod:`._oneshot`), or kept warm as its language server (:mod:`._server`)."""
+"""The pyright checker: run once (:mod:`._pyright_oneshot`), or kept warm as its language server (:mod:`._server`)."""
 
 from __future__ import annotations
 
-from spec_protocols.gate._checkers._pyright._oneshot import (
+from spec_protocols.gate._checkers._pyright._pyright_oneshot import (
     DIALECT,
     find_pyright,
     invoke,

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from spec_protocols.gate._checkers._process import Invocation, Reported
-from spec_protocols.gate._checkers._pyright._oneshot import find_pyright, pyright_config
+from spec_protocols.gate._checkers._pyright._pyright_oneshot import find_pyright, pyright_config
 from spec_protocols.gate._harness import CheckInput, StaticInput
 from spec_protocols.gate._model import GateError
 from spec_protocols.gate._paths import Stamp, in_installation, stamp

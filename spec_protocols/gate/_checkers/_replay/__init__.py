@@ -16,7 +16,7 @@ from pathlib import Path
 
 from spec_protocols.gate._checkers._interface import StandsFor
 from spec_protocols.gate._checkers._persistent import STOPPING
-from spec_protocols.gate._checkers._replay._oneshot import LABEL, NAME, ReplayChecker, StartedDriver
+from spec_protocols.gate._checkers._replay._replay_oneshot import LABEL, NAME, ReplayChecker, StartedDriver
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerOutcome
 

@@ -1,7 +1,7 @@
 """The replay itself: sglang's call sequence on what a plugin registers, in a process of its own.
 
 ``python -m spec_protocols.gate._checkers._replay._driver`` reads a
-:class:`~._channel.ReplayRequest` on stdin, writes its answer to the file it
+:class:`~._replay_channel.ReplayRequest` on stdin, writes its answer to the file it
 names, and exits. In order, as sglang does it:
 
 1. sglang's modules are imported, and the stand-ins installed (:mod:`._standins`);
@@ -49,12 +49,12 @@ from typing import Any, cast
 import spec_protocols
 from spec_protocols._members import protocol_members
 from spec_protocols.gate._checkers._replay._boundary import Blame, Sides, blame
-from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
-from spec_protocols.gate._checkers._replay._defaults import kept_default_findings
+from spec_protocols.gate._checkers._replay._replay_channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, ReplayResult, read_request, write_answer
+from spec_protocols.gate._checkers._replay._kept_defaults import kept_default_findings
 from spec_protocols.gate._checkers._replay._instance import Fetched, fetch_members
 from spec_protocols.gate._checkers._replay._result import Use, judge, overlap_result_uses
 from spec_protocols.gate._checkers._replay._standins import Standins
-from spec_protocols.gate._checkers._runtime._channel import ProbeClass
+from spec_protocols.gate._checkers._runtime._probe_channel import ProbeClass
 from spec_protocols.gate._findings import ReplayFinding
 from spec_protocols.gate._findings._values import ReplayKind
 from spec_protocols.gate._contract import OVERLAP, SYNCHRONOUS, ServerFlag

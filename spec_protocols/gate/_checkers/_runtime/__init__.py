@@ -1,11 +1,11 @@
-"""The runtime checker: the target imported in a probe process (:mod:`._oneshot`,
+"""The runtime checker: the target imported in a probe process (:mod:`._runtime_oneshot`,
 :mod:`._probe`), or, in the watch mode, with its next probe started in advance (:mod:`._warm`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from spec_protocols.gate._checkers._runtime._oneshot import LABEL, NAME, SITE_NOTE, Launch, RuntimeChecker, run_runtime
+from spec_protocols.gate._checkers._runtime._runtime_oneshot import LABEL, NAME, SITE_NOTE, Launch, RuntimeChecker, run_runtime
 from spec_protocols.gate._checkers._runtime._warm import WarmRuntime
 
 __all__ = ["CHECKER", "LABEL", "NAME", "RUNTIME", "SITE_NOTE", "Launch", "RuntimeChecker", "run_runtime"]

@@ -50,7 +50,7 @@ from spec_protocols._member_shapes import MISSING, defining_class, lookup, type_
 from spec_protocols._verify import ConformanceProblem, abstract_members, describe_target, verify_call, verify_method_call
 from spec_protocols.gate._contract import CallShape
 from spec_protocols.gate._checkers._runtime._construction import construction_findings, factory_write_findings
-from spec_protocols.gate._checkers._runtime._channel import (
+from spec_protocols.gate._checkers._runtime._probe_channel import (
     Checking,
     Importing,
     ProbeAnswer,

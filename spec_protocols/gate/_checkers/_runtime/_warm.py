@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import cast
 
 from spec_protocols.gate._checkers._interface import StandsFor
-from spec_protocols.gate._checkers._runtime._oneshot import RuntimeChecker
+from spec_protocols.gate._checkers._runtime._runtime_oneshot import RuntimeChecker
 from spec_protocols.gate._harness import CheckInput
 from spec_protocols.gate._model import CheckerCrashed, CheckerOutcome
 from spec_protocols.gate._source import assigned

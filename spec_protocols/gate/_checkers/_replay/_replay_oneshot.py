@@ -14,8 +14,8 @@ from pathlib import Path
 
 from spec_protocols.gate._checkers._interface import ThisPackage
 from spec_protocols.gate._checkers._registry import CheckerName
-from spec_protocols.gate._checkers._replay._channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, read_answer, request_text
-from spec_protocols.gate._checkers._runtime._oneshot import item_of, release_of
+from spec_protocols.gate._checkers._replay._replay_channel import NO_REGISTRATION_NOTE, ReplayAnswer, ReplayRequest, read_answer, request_text
+from spec_protocols.gate._checkers._runtime._runtime_oneshot import item_of, release_of
 from spec_protocols.gate._discovery import REGISTER_CALL_NAMES
 from spec_protocols.gate._findings import ReplayFinding, message
 from spec_protocols.gate._harness import CheckInput

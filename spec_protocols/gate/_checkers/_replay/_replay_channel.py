@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_protocols.gate._checkers._runtime._channel import ClassVerdict, ProbeClass, ProbeRelease
+from spec_protocols.gate._checkers._runtime._probe_channel import ClassVerdict, ProbeClass, ProbeRelease
 from spec_protocols.gate._codec import decode, encode, write_atomically
 from spec_protocols.gate._contract import CallShape, ServerFlag
 from spec_protocols.gate._findings import ReplayFinding

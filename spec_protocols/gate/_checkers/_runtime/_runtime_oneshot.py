@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 from pathlib import Path
-from spec_protocols.gate._checkers._runtime._channel import (
+from spec_protocols.gate._checkers._runtime._probe_channel import (
     Checking,
     Importing,
     ProbeClass,
