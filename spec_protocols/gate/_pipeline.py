@@ -57,7 +57,7 @@ from spec_protocols.gate._paths import cache_dir, in_installation, search_path
 from spec_protocols.gate._releases_run import release_jobs
 from spec_protocols.gate._reports import messages
 from spec_protocols.gate._request import CachePolicy, GateRequest
-from spec_protocols.gate._source import find_module_file
+from spec_protocols.gate._source import find_module_file, parses_shared
 from spec_protocols.gate._remedies import with_remedies
 from spec_protocols.gate._verdicts import combine
 
@@ -252,6 +252,12 @@ class _Release:
     clock: _Clock = field(default_factory=_Clock)
 
     def run(self) -> tuple[GateReport, ReadSet]:
+        # The contract and discovery read many of the same files (sglang's
+        # scheduler, its server options): each is parsed once in the run.
+        with parses_shared():
+            return self._run()
+
+    def _run(self) -> tuple[GateReport, ReadSet]:
         cache = open_cache(self.request.cache is not CachePolicy.OFF, cache_dir() / "verdicts")
         with self.clock.stage("contract", cache):
             against = _against(self.chosen, self.given, cache)

@@ -26,6 +26,7 @@ from spec_protocols.gate._source import (
     from_imports,
     module_locations,
     parse_file,
+    parses_shared,
     statements,
     static_truth,
 )
@@ -169,6 +170,29 @@ def test_parse_once(tmp_path: Path) -> None:
     assert first is not None and cache.parse(good) is first
     assert cache.text(bad) == "def (:\n" and cache.parse(bad) is None
     assert cache.parse(tmp_path / "absent.py") is None and cache.text(tmp_path / "absent.py") is None
+
+
+def test_a_release_run_parses_each_file_once(tmp_path: Path) -> None:
+    module = tmp_path / "mod.py"
+    module.write_text("X = 1\n")
+    assert parse_file(module) is not parse_file(module)  # outside a run's scope, every reader parses
+    with parses_shared():
+        first = parse_file(module)
+        assert parse_file(module) is first and ParseCache().parse(module) is first
+        module.write_text("X = 22\n")  # another size: changed since, parsed again
+        again = parse_file(module)
+        assert again is not first and "22" in again.text
+        with pytest.raises(SyntaxError):  # a failure is not kept: it is raised to every reader
+            (tmp_path / "bad.py").write_text("def (:\n")
+            parse_file(tmp_path / "bad.py")
+    assert parse_file(module) is not again
+
+
+def test_the_fingerprint_reads_each_import_line_the_first_included() -> None:
+    from spec_protocols.gate._cache._fingerprint import _imports
+
+    source = b"import os.path\nfrom a.b import c\n  import x, y as z\nvalue = 'import q'\n\tfrom .rel import r\n"
+    assert _imports(source) == ["a", "os", "x", "y"]
 
 
 def _members_of(tmp_path: Path, source: str) -> dict[str, int]:

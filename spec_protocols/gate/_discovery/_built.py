@@ -6,7 +6,7 @@ factory called at module level (``Worker = make_worker(3)``, where
 that fills ``globals()``: discovery reads ``class`` statements, and none of
 these is one. Whether such a class is a worker is known only once the module
 runs; the runtime checker, which imports the module anyway, lists the worker
-classes the import made (``_checkers/_runtime_scan.classes_at_import``).
+classes the import made (``_checkers/_runtime/_scan.classes_at_import``).
 :func:`builds_classes` says which modules to ask it about: it reads the
 source only, and never decides what the classes are.
 """

@@ -108,7 +108,7 @@ def _init_attributes(cls: ast.ClassDef) -> set[str]:
 def _candidates(tree: ReleaseTree, vocabulary: list[str]) -> Iterator[Module]:
     """The modules of ``sglang/srt`` whose text names one of the members."""
     pattern = re.compile(r"(?:\bdef |\.)(?:" + "|".join(map(re.escape, vocabulary)) + r")\b")
-    return tree.modules_among(sorted(tree.srt.rglob("*.py")), pattern)
+    return tree.modules_among(sorted(tree.srt.rglob("*.py")), pattern, containing=vocabulary)
 
 
 def _defined_elsewhere(modules: list[Module], vocabulary: list[str], owners: set[tuple[str, str]]) -> frozenset[str]:

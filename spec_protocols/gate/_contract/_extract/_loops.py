@@ -153,9 +153,28 @@ class _Where:
     skips: Skips = frozenset()
     flags: Flags = frozenset()
 
-    def under(self, graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> _Where:
-        branch = self.branch or _branch(graph, conditions, scope, test, polarity)
-        return _Where(branch, self.skips | _skips(conditions, scope, test, polarity), self.flags | _flags(conditions, scope, test, polarity))
+    def split(self, graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr) -> tuple[_Where, _Where]:
+        """Where a block runs when ``test`` holds, and where when it does not.
+
+        A test is taken apart (the costly part) only for what it may decide:
+        a branch, where the function names the overlap field at all; who
+        skips, where it reads the algorithm object or a batch; a server flag,
+        where it may read an option. Elsewhere it decides nothing, which
+        keeps the block where its caller is (never narrower than the truth)."""
+        branches = not self.branch and _names_overlap(graph, scope)
+        skips = _reads_skipper(test, scope)
+        flags = conditions.options.mentioned(test, scope)
+
+        def where(polarity: bool) -> _Where:
+            facts: Facts = conditions.facts_of(test, polarity, scope) if branches or skips or flags else ()
+            found = {f.branch for f in facts if f.kind == "branch"} if branches else set[str]()
+            return _Where(
+                self.branch or (found.pop() if len(found) == 1 else ""),
+                self.skips | _skipping(facts) if skips else self.skips,
+                self.flags | frozenset(f.flag for f in facts if f.flag is not None) if flags else self.flags,
+            )
+
+        return where(True), where(False)
 
 
 def _block(
@@ -165,8 +184,8 @@ def _block(
     for stmt in body:
         if isinstance(stmt, (ast.If, ast.While)):
             _calls_in(graph, scope, stmt.test, where, caller, calls)
-            _block(graph, conditions, scope, stmt.body, where.under(graph, conditions, scope, stmt.test, True), caller, calls)
-            otherwise = where.under(graph, conditions, scope, stmt.test, False)
+            holds, otherwise = where.split(graph, conditions, scope, stmt.test)
+            _block(graph, conditions, scope, stmt.body, holds, caller, calls)
             _block(graph, conditions, scope, stmt.orelse, otherwise, caller, calls)
             if isinstance(stmt, ast.If) and exits(stmt.body) and not stmt.orelse:
                 where = otherwise  # `if not self.enable_overlap: return`: the rest runs on the other branch
@@ -187,38 +206,17 @@ def _block(
                     _calls_in(graph, scope, child.context_expr, where, caller, calls)
 
 
-def _branch(graph: _Graph, conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> str:
-    """The branch ``test`` being ``polarity`` puts code on ("" for both).
-
-    Only a function that names the overlap field has its conditions taken
-    apart (the costly part): elsewhere a test decides no branch, which keeps
-    every call on its caller's branches (never narrower than the truth)."""
-    if not _names_overlap(graph, scope):
-        return ""
-    facts: Facts = conditions.facts_of(test, polarity, scope)
-    branches = {f.branch for f in facts if f.kind == "branch"}
-    return branches.pop() if len(branches) == 1 else ""
-
-
-def _skips(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> Skips:
-    """Who ``test`` being ``polarity`` skips: taken apart only where the test
-    reads the algorithm object or a batch (the costly part, kept rare)."""
-    if not any(
+def _reads_skipper(test: ast.expr, scope: Scope) -> bool:
+    """Whether ``test`` reads the algorithm object or a batch: what may say who skips a block."""
+    return any(
         isinstance(node, ast.Attribute) and (is_algorithm(node.value, scope) or is_batch(node.value, scope))
         for node in ast.walk(test)
-    ):
-        return frozenset()
-    facts: Facts = conditions.facts_of(test, polarity, scope)
+    )
+
+
+def _skipping(facts: Facts) -> Skips:
+    """Who the facts of a test skip: the algorithms they exclude or select, with their branch."""
     return frozenset((f.algorithms, f.branch) for f in facts if f.kind in ("excludes", "algorithm") and f.algorithms)
-
-
-def _flags(conditions: Conditions, scope: Scope, test: ast.expr, polarity: bool) -> Flags:
-    """The server flags ``test`` being ``polarity`` holds behind: taken apart
-    only where the test may read an option (the costly part, kept rare)."""
-    if not conditions.options.mentioned(test, scope):
-        return frozenset()
-    facts: Facts = conditions.facts_of(test, polarity, scope)
-    return frozenset(f.flag for f in facts if f.flag is not None)
 
 
 def _names_overlap(graph: _Graph, scope: Scope) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,13 +91,15 @@ class ReleaseTree:
         directory = self.srt / folder
         return sorted(directory.rglob("*.py")) if directory.is_dir() else []
 
-    def modules_among(self, paths: Iterable[Path], pattern: re.Pattern[str]) -> Iterator[Module]:
+    def modules_among(self, paths: Iterable[Path], pattern: re.Pattern[str], containing: Collection[str] = ()) -> Iterator[Module]:
         """The parsed modules of ``paths`` whose text matches ``pattern``, in
         their order. The regex is a cheap filter: only the files that can
-        hold what is sought are parsed."""
+        hold what is sought are parsed. ``containing``: words one of which
+        every match of ``pattern`` holds; a file holding none of them is not
+        searched (a substring test is cheaper than a search of a long alternation)."""
         for path in paths:
             text = self.text(path)
-            if text is None or not pattern.search(text):
+            if text is None or containing and not any(word in text for word in containing) or not pattern.search(text):
                 continue
             module = self.module_at(path)
             if module is not None:
