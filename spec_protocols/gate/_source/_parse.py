@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -45,7 +45,7 @@ _SHARED: ContextVar[dict[Path, tuple[tuple[int, int], ParsedFile]] | None] = Con
 
 
 @contextmanager
-def parses_shared() -> Iterator[None]:
+def parses_shared() -> Generator[None]:
     """Within the block, :func:`parse_file` parses each file once (see the module docstring)."""
     token = _SHARED.set({})
     try:
