@@ -485,7 +485,7 @@ def _hooks(sides: Sides) -> list[Draft]:
     old_hooks, new_hooks = sides.before.terms.hooks, sides.after.terms.hooks
     for protocol in (_SPEC, _DRAFT):
         old, new = old_hooks.get(protocol, {}), new_hooks.get(protocol, {})
-        for member in [*new, *(m for m in old if m not in new)]:
+        for member in [*new, *_only_in(old, new)]:
             draft = _hook(sides, protocol, member, old.get(member), new.get(member))
             if draft is not None:
                 found.append(draft)
